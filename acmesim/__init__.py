@@ -1,0 +1,16 @@
+"""acmesim: a trace-driven discrete-event simulator of an LLM-development GPU datacenter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "load_trace"]
+
+
+def load_trace(path: Any, format: str = "auto", **kwargs: Any):  # noqa: A002 - public API name
+    """Read a published trace file (Acme Seren/Kalos, Philly, Helios, PAI) as normalized jobs."""
+    from acmesim.workload.loaders import load_trace as _load_trace
+
+    return _load_trace(path, format=format, **kwargs)

@@ -1,0 +1,71 @@
+"""The single ``acmesim`` entry point: dispatches to one module per subcommand.
+
+Each subcommand lives in ``acmesim/commands/<name>.py`` and exposes ``main(argv) -> int``; this
+module only routes, so ``replay`` can hand its arguments to Hydra untouched.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from acmesim import __version__
+from acmesim.core.errors import AcmesimError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("acmesim.commands.replay", "replay a trace on a modeled cluster (Hydra overrides)"),
+    "synth": ("acmesim.commands.synth", "generate a calibrated synthetic trace (Seren/Kalos)"),
+    "characterize": ("acmesim.commands.characterize", "print a trace's statistics vs the paper"),
+    "collect": ("acmesim.commands.collect", "merge the summaries of a sweep into one CSV"),
+    "plot": ("acmesim.commands.plot", "draw PNG figures of a run or a sweep"),
+}
+
+USAGE = """usage: acmesim <command> [arguments]
+
+Trace-driven simulator of an LLM-development GPU datacenter (the Acme trace, NSDI '24).
+
+commands:
+{commands}
+
+examples:
+  acmesim replay                                  # bundled Seren-like sample, FIFO, consolidate
+  acmesim replay scheduler=easy_backfill mode=scheduled trace.path=trace_seren.csv
+  acmesim replay -m scheduler=fifo,easy_backfill,qssf seed=1,2,3
+  acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv
+  acmesim characterize seren30.csv --profile seren
+
+Run 'acmesim <command> --help' for a command's own options.
+"""
+
+
+def usage() -> str:
+    """The top-level help text listing every subcommand."""
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
+    return USAGE.format(commands="\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``acmesim`` with ``argv`` (default: the process arguments); return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        print(f"acmesim {__version__}")
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"acmesim: unknown command {name!r}; valid commands: {', '.join(COMMANDS)}",
+              file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    try:
+        return int(module.main(rest) or 0)
+    except AcmesimError as exc:
+        print(f"acmesim {name}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``acmesim`` subcommand, each exposing ``main(argv) -> int``."""

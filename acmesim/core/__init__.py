@@ -1,0 +1,1 @@
+"""Core building blocks shared by every layer: errors, registries, RNG streams, atomic files."""

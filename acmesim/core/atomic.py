@@ -1,0 +1,44 @@
+"""Atomic file writes: a result file is either complete or absent, never half-written."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iterator[IO]:
+    """Open a temporary sibling of ``path``; on success rename it over ``path``, else delete it."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically (UTF-8, ``\\n`` line endings)."""
+    with atomic_open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+def atomic_write_csv(path: str | os.PathLike[str], frame: pd.DataFrame, **kwargs) -> None:
+    """Write a DataFrame as CSV atomically; ``index=False`` and ``\\n`` endings by default."""
+    kwargs.setdefault("index", False)
+    kwargs.setdefault("lineterminator", "\n")
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        frame.to_csv(handle, **kwargs)

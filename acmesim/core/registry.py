@@ -1,0 +1,146 @@
+"""Plug-in registries: one per policy kind, one file plus one decorator per plug-in.
+
+A plug-in class declares its typed options as a nested dataclass ``Config`` and registers
+itself with ``@REGISTRY.register("name", "alias", ...)``. The registry discovers every module of
+its package on first use, so adding a policy is one new file; an unknown name fails with the list
+of valid names and an unknown option with the list of valid options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+from acmesim.core.errors import ConfigError, UnknownNameError, UnknownOptionError
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """The typed configuration of a plug-in that takes no options."""
+
+
+class Registry(Generic[T]):
+    """A name -> plug-in class table for one kind of policy (scheduler, placement, ...)."""
+
+    def __init__(self, kind: str, package: str | None = None) -> None:
+        self.kind = kind
+        self._package = package
+        self._discovered = package is None
+        self._classes: dict[str, type[T]] = {}
+        self._aliases: dict[str, str] = {}
+
+    def register(self, name: str, *aliases: str) -> Callable[[type[T]], type[T]]:
+        """Class decorator registering a plug-in under ``name`` and optional ``aliases``."""
+
+        def decorate(cls: type[T]) -> type[T]:
+            for key in (name, *aliases):
+                known = self._aliases.get(key)
+                if known is not None and self._classes[known] is not cls:
+                    raise ValueError(f"{self.kind} name {key!r} is already registered")
+                self._aliases[key] = name
+            self._classes[name] = cls
+            cls.registry_name = name  # type: ignore[attr-defined]
+            return cls
+
+        return decorate
+
+    def _discover(self) -> None:
+        """Import every module of the registry's package so their decorators run."""
+        if self._discovered:
+            return
+        self._discovered = True
+        package = importlib.import_module(self._package)  # type: ignore[arg-type]
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{self._package}.{info.name}")
+
+    def names(self) -> list[str]:
+        """The canonical names of every registered plug-in, sorted."""
+        self._discover()
+        return sorted(self._classes)
+
+    def aliases(self) -> dict[str, str]:
+        """Every accepted spelling mapped to its canonical name."""
+        self._discover()
+        return dict(self._aliases)
+
+    def canonical(self, name: str) -> str:
+        """The canonical name for ``name`` or an alias; unknown names list the valid ones."""
+        self._discover()
+        try:
+            return self._aliases[name]
+        except KeyError:
+            raise UnknownNameError(self.kind, name, self._classes) from None
+
+    def get(self, name: str) -> type[T]:
+        """The plug-in class registered as ``name`` (or an alias of it)."""
+        return self._classes[self.canonical(name)]
+
+    def config_class(self, name: str) -> type:
+        """The typed option dataclass of plug-in ``name`` (``NoOptions`` when it declares none)."""
+        return getattr(self.get(name), "Config", NoOptions)
+
+    def make_config(self, name: str, options: Mapping[str, Any] | None = None) -> Any:
+        """Validate ``options`` against plug-in ``name``'s typed schema and build its config."""
+        schema = self.config_class(name)
+        fields = {f.name: f for f in dataclasses.fields(schema)}
+        values: dict[str, Any] = {}
+        for key, value in (options or {}).items():
+            if key not in fields:
+                raise UnknownOptionError(self.kind, self.canonical(name), key, fields)
+            values[key] = _coerce(self.kind, name, key, value, _field_type(schema, key))
+        try:
+            return schema(**values)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{self.kind} {name!r}: {exc}") from None
+
+    def create(self, name: str, options: Mapping[str, Any] | None = None, **context: Any) -> T:
+        """Build plug-in ``name`` from validated ``options``; ``context`` goes to its constructor."""
+        config = self.make_config(name, options)
+        return self.get(name)(config, **context)  # type: ignore[call-arg]
+
+
+def _field_type(schema: type, key: str) -> Any:
+    """The resolved annotation of field ``key`` of dataclass ``schema``."""
+    return typing.get_type_hints(schema).get(key, Any)
+
+
+def _coerce(kind: str, name: str, key: str, value: Any, annotation: Any) -> Any:
+    """Check ``value`` against a simple annotation, widening int to float; reject mismatches."""
+    allowed = _simple_types(annotation)
+    if allowed is None or value is None and type(None) in allowed:
+        return value
+    if isinstance(value, bool) and bool not in allowed:
+        pass
+    elif isinstance(value, allowed):
+        return value
+    elif float in allowed and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    elif tuple in allowed and isinstance(value, list):
+        return tuple(value)
+    names = " or ".join(sorted(t.__name__ for t in allowed))
+    raise ConfigError(f"{kind} {name!r} option {key!r} must be {names}, got {value!r}")
+
+
+def _simple_types(annotation: Any) -> tuple[type, ...] | None:
+    """The runtime types an annotation admits, or None when it is too rich to check here."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_simple_types(arg) for arg in typing.get_args(annotation)]
+        if any(part is None for part in parts):
+            return None
+        return tuple(t for part in parts for t in part)  # type: ignore[union-attr]
+    if origin is typing.Literal:
+        return tuple({type(arg) for arg in typing.get_args(annotation)})
+    if origin in (tuple, list, dict):
+        return (origin,)
+    if annotation in (int, float, str, bool, tuple, list, dict, type(None)):
+        return (annotation,)
+    return None

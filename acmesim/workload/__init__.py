@@ -1,0 +1,1 @@
+"""Workloads: reading published traces, generating calibrated synthetic ones, normalizing jobs."""
