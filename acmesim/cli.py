@@ -7,6 +7,7 @@ module only routes, so ``replay`` can hand its arguments to Hydra untouched.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from acmesim import __version__
@@ -34,20 +35,35 @@ examples:
   acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv
   acmesim characterize seren30.csv --profile seren
 
+replay config groups: {groups}
+  pick one option per group (group=option) and set its options (group.key=value);
+  'acmesim replay --help' lists every option of every group, read from the plug-in registries.
+
 Run 'acmesim <command> --help' for a command's own options.
 """
 
 
 def usage() -> str:
     """The top-level help text listing every subcommand."""
+    from acmesim.hydra_app import GROUPS
+
     width = max(len(name) for name in COMMANDS)
     lines = [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
-    return USAGE.format(commands="\n".join(lines))
+    return USAGE.format(commands="\n".join(lines), groups=", ".join(GROUPS))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``acmesim`` with ``argv`` (default: the process arguments); return the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:  # e.g. `acmesim replay --help | head`: the reader left, not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _dispatch(args: list[str]) -> int:
+    """Route ``args`` to the subcommand they name."""
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2

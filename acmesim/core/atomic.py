@@ -12,6 +12,13 @@ from typing import IO
 import pandas as pd
 
 
+def _current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iterator[IO]:
     """Open a temporary sibling of ``path``; on success rename it over ``path``, else delete it."""
@@ -23,6 +30,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iter
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

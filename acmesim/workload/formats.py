@@ -15,12 +15,17 @@ Conventions read off the example rows (checked by hand, and in ``tests/test_load
   (``1000``), ``shared_mem_per_pod`` a float (``100.0``), ``fail_time`` set (= end) for the failed
   row, ``stop_time`` set (= end) for the cancelled row, other fields empty strings.
 
-The normalized ``run_time`` is always ``end - start`` whatever the source's ``duration`` means.
+The release README's note 2 says ``duration`` is ``end_time - start_time`` for both files; the
+Kalos rows contradict it, and so do further published Kalos rows (e.g. ``dlc729ngkzgal94e``:
+submit 03:42:17, start 03:42:31, end 03:43:25, ``duration`` 68 = end - submit, ``gpu_time``
+8704 = 68 * 128, in the ``pd.read_csv`` output of ``trace_kalos.csv`` shown in the public notebook
+``sunedin/ai-datacenter-power-profiling:notebooks/CheckDataset.ipynb``). Both writer and reader
+follow the rows. The normalized ``run_time`` is always ``end - start`` whatever the source's
+``duration`` means.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import os
 from typing import Literal
@@ -104,13 +109,17 @@ def write_acme_csv(
     Timestamps are written at the schema's 1-second resolution (rounded to the nearest second);
     ``duration``, ``queue`` and ``gpu_time`` are computed from the rounded timestamps with the
     cluster's convention, so the file is self-consistent. Kalos ``fail_time``/``stop_time`` are
-    taken from the table when present, else set to ``end_time`` for failed/cancelled jobs;
-    missing ``mem_per_pod_GB``/``shared_mem_per_pod`` columns are written as empty fields.
+    taken from the table when present, else set to ``end_time`` for failed (FAILED, TIMEOUT,
+    NODE_FAIL) and cancelled jobs respectively; missing ``mem_per_pod_GB`` and
+    ``shared_mem_per_pod`` columns are written as empty fields. Output is byte-deterministic.
     """
     schema = acme_schema(cluster)
-    text = format_acme_columns(jobs, schema)
+    fields = format_acme_fields(jobs, schema)
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        text.to_csv(handle, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        handle.write(",".join(schema.header) + "\n")
+        if len(jobs):
+            handle.write("\n".join(map(",".join, zip(*fields.values(), strict=True))))
+            handle.write("\n")
 
 
 def acme_schema(cluster: str) -> AcmeSchema:
@@ -123,10 +132,16 @@ def acme_schema(cluster: str) -> AcmeSchema:
         ) from None
 
 
-def format_acme_columns(jobs: pd.DataFrame, schema: AcmeSchema) -> pd.DataFrame:
-    """The table as text columns, exactly as they appear in ``schema``'s file (vectorized)."""
-    missing = [c for c in ("job_id", "user", "type", "state", "submit_time", "start_time",
-                           "end_time", "gpu_num", "node_num", "cpu_num") if c not in jobs.columns]
+REQUIRED_FOR_WRITING: tuple[str, ...] = (
+    "job_id", "user", "type", "state", "submit_time", "start_time", "end_time",
+    "gpu_num", "node_num", "cpu_num",
+)
+"""Normalized columns the writer needs; the rest of the file is derived or optional."""
+
+
+def format_acme_fields(jobs: pd.DataFrame, schema: AcmeSchema) -> dict[str, list[str]]:
+    """Every column of ``schema``'s file as a list of CSV field texts, built column-wise."""
+    missing = [c for c in REQUIRED_FOR_WRITING if c not in jobs.columns]
     if missing:
         raise AcmesimError(f"cannot write {schema.file_name}: missing columns {missing}")
     seconds = {c: _epoch_seconds(jobs[c]) for c in ("submit_time", "start_time", "end_time")}
@@ -135,27 +150,31 @@ def format_acme_columns(jobs: pd.DataFrame, schema: AcmeSchema) -> pd.DataFrame:
     derived = {
         "duration": duration,
         "queue": seconds["start_time"] - seconds["submit_time"],
-        "gpu_time": duration * _int_values(jobs["gpu_num"], "gpu_num"),
+        "gpu_time": duration * _numbers(jobs["gpu_num"]),
     }
-    out: dict[str, np.ndarray] = {}
+    fields: dict[str, list[str]] = {}
     for column, kind in schema.columns.items():
         if kind == "timestamp":
-            out[column] = _format_timestamps(seconds[column], schema)
+            fields[column] = _format_timestamps(seconds[column], schema.offset_seconds,
+                                                schema.utc_offset)
         elif column in derived:
-            out[column] = _format_number(derived[column].astype(np.float64), kind)
-        elif column in jobs.columns:
-            out[column] = _format_column(jobs[column], kind)
+            fields[column] = _format_numbers(derived[column], kind)
+        elif column not in jobs.columns:
+            fields[column] = [""] * len(jobs)
+        elif kind == "text":
+            fields[column] = _format_text(jobs[column])
         else:
-            out[column] = np.full(len(jobs), "", dtype=object)
-    return pd.DataFrame(out, dtype=object)
+            fields[column] = _format_numbers(_numbers(jobs[column]), kind)
+    return fields
 
 
 def _outcome_times(
     jobs: pd.DataFrame, schema: AcmeSchema, end_seconds: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Kalos ``fail_time``/``stop_time`` in epoch seconds (NaN when empty)."""
-    rules = {"fail_time": jobs["state"].isin(FAILED_STATES).to_numpy(),
-             "stop_time": (jobs["state"] == "CANCELLED").to_numpy()}
+    states = jobs["state"].astype(str)
+    rules = {"fail_time": states.isin(FAILED_STATES).to_numpy(),
+             "stop_time": (states == "CANCELLED").to_numpy()}
     times: dict[str, np.ndarray] = {}
     for column, mask in rules.items():
         if schema.columns.get(column) != "timestamp":
@@ -169,48 +188,87 @@ def _outcome_times(
 
 def _epoch_seconds(values: pd.Series) -> np.ndarray:
     """Timestamps as float epoch seconds rounded to whole seconds (NaN for NaT)."""
-    stamps = pd.to_datetime(values, utc=True)
-    nanos = stamps.array.as_unit("ns").asi8.astype(np.float64)
-    seconds = np.round(nanos / 1e9)
-    seconds[stamps.isna().to_numpy()] = np.nan
+    stamps = pd.DatetimeIndex(pd.to_datetime(values, utc=True)).as_unit("ns")
+    seconds = np.round(stamps.asi8.astype(np.float64) / 1e9)
+    seconds[stamps.isna()] = np.nan
     return seconds
 
 
-def _format_timestamps(seconds: np.ndarray, schema: AcmeSchema) -> np.ndarray:
-    """Epoch seconds -> ``YYYY-MM-DD HH:MM:SS+HH:MM`` in the schema's offset; NaN -> ``""``."""
+_SECONDS_PER_DAY = 86400
+_CLOCK_TABLE: np.ndarray | None = None
+
+
+def _clock_table() -> np.ndarray:
+    """``HH:MM:SS`` for every second of a day, as an (86400, 8) byte matrix (built once)."""
+    global _CLOCK_TABLE
+    if _CLOCK_TABLE is None:
+        second = np.arange(_SECONDS_PER_DAY, dtype=np.int64)
+        text = np.datetime_as_string(second.astype("datetime64[s]"), unit="s").astype("S19")
+        _CLOCK_TABLE = text.view(np.uint8).reshape(-1, 19)[:, 11:19].copy()
+    return _CLOCK_TABLE
+
+
+def _format_timestamps(seconds: np.ndarray, offset: int, suffix: str) -> list[str]:
+    """Epoch seconds -> ``YYYY-MM-DD HH:MM:SS+HH:MM`` local to ``offset``; NaN -> ``""``.
+
+    Dates come from a table of the distinct days and clock times from a table of the 86,400
+    seconds of a day, assembled as a byte matrix: no per-row formatting.
+    """
     missing = np.isnan(seconds)
-    local = np.where(missing, 0, seconds + schema.offset_seconds).astype(np.int64)
-    text = np.datetime_as_string(local.astype("datetime64[s]"), unit="s")
-    text = np.strings.add(np.strings.replace(text, "T", " "), schema.utc_offset)
-    result = text.astype(object)
-    result[missing] = ""
-    return result
+    local = np.where(missing, 0, seconds + offset).astype(np.int64)
+    days, day_index = np.unique(local // _SECONDS_PER_DAY, return_inverse=True)
+    day_text = np.datetime_as_string(days.astype("datetime64[D]"), unit="D").astype("S10")
+    width = 19 + len(suffix)
+    matrix = np.empty((len(local), width), dtype=np.uint8)
+    matrix[:, :10] = day_text.view(np.uint8).reshape(-1, 10)[day_index.ravel()]
+    matrix[:, 10] = ord(" ")
+    matrix[:, 11:19] = _clock_table()[local % _SECONDS_PER_DAY]
+    matrix[:, 19:] = np.frombuffer(suffix.encode("ascii"), dtype=np.uint8)
+    text = matrix.view(f"S{width}").ravel().astype(f"U{width}").astype(object)
+    text[missing] = ""
+    return text.tolist()
 
 
-def _format_column(values: pd.Series, kind: ColumnKind) -> np.ndarray:
-    """One pass-through column in its schema text form."""
-    if kind == "text":
-        result = values.astype(object).to_numpy(copy=True)
-        result[pd.isna(values).to_numpy()] = ""
-        return result.astype(str).astype(object)
-    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    return _format_number(numbers, kind)
+def _numbers(values: pd.Series) -> np.ndarray:
+    """A numeric column as float64, NaN where missing or not a number."""
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _format_number(numbers: np.ndarray, kind: ColumnKind) -> np.ndarray:
+_DIRECT_TABLE_LIMIT = 1 << 16
+"""Integer columns spanning at most this many values are formatted through a direct table."""
+
+_EXACT_INT_LIMIT = 1e16
+"""Below this, an integral float prints as Python's ``repr`` does: digits then ``.0``."""
+
+
+def _format_numbers(numbers: np.ndarray, kind: ColumnKind) -> list[str]:
     """Numbers as ints (``117``) or Python float reprs (``936.0``); NaN -> ``""``."""
     missing = np.isnan(numbers)
-    if kind == "int":
-        whole = np.where(missing, 0, numbers)
-        integral = whole == np.round(whole)
-        text = np.where(integral, whole.astype(np.int64).astype(str), whole.astype(str))
+    filled = np.where(missing, 0.0, numbers)
+    plain = (filled == np.round(filled)) & (np.abs(filled) < _EXACT_INT_LIMIT)
+    whole = np.where(plain, filled, 0.0).astype(np.int64)
+    low = int(whole.min()) if len(whole) else 0
+    span = int(whole.max()) - low + 1 if len(whole) else 1
+    if 0 < span <= _DIRECT_TABLE_LIMIT:  # small range (counts): index a table, no sorting
+        values, index = np.arange(low, low + span), whole - low
     else:
-        text = np.where(missing, 0.0, numbers).astype(str)
-    result = text.astype(object)
-    result[missing] = ""
-    return result
+        values, index = np.unique(whole, return_inverse=True)
+    table = values.astype(str).astype(object)
+    if kind == "float":
+        table = table + ".0"
+    text = table[index.ravel()]
+    other = ~plain
+    if other.any():
+        text[other] = list(map(repr, filled[other].tolist()))
+    text[missing] = ""
+    return text.tolist()
 
 
-def _int_values(values: pd.Series, column: str) -> np.ndarray:
-    """A count column as float64 (NaN where missing), for derived products."""
-    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+def _format_text(values: pd.Series) -> list[str]:
+    """A text column, CSV-quoted only where a field holds a comma, quote or line break."""
+    text = values.astype("str").fillna("")
+    special = text.str.contains(r'[",\r\n]', regex=True).to_numpy(dtype=bool)
+    if special.any():
+        text = text.astype(object)
+        text[special] = '"' + text[special].str.replace('"', '""', regex=False) + '"'
+    return text.tolist()

@@ -1,0 +1,397 @@
+"""The statistics the Acme paper reports for a trace, and their comparison with the published ones.
+
+``characterize(jobs)`` works on any normalized job table (a real trace read with
+``acmesim.load_trace`` or a synthetic one) and returns plain dicts and numbers (JSON-ready
+after ``to_jsonable``). ``compare(stats, targets)`` puts each published value of
+``acmesim.workload.targets`` beside the measured one, with its error and, for the calibration
+criteria, a pass/fail against ``TOLERANCES``.
+
+Conventions: shares are fractions of GPU jobs (``gpu_num > 0``); GPU time is run time x GPUs;
+TIMEOUT and NODE_FAIL count as FAILED (AcmeTrace README); percentiles use numpy's linear
+interpolation. The *run time* statistics use the cluster's published ``duration``: ``end -
+start`` by default, ``end - submit`` for Kalos (``duration_origin="submit_time"``), because the
+published Kalos figures are built from that column (schema_examples.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from acmesim.workload.schema import FAILED_STATES, JOB_TYPES
+from acmesim.workload.targets import TOLERANCES, ClusterTargets, Tolerance
+
+RUN_PERCENTILES: tuple[int, ...] = (25, 50, 75, 90, 95, 99)
+"""Run-time percentiles of the paper's per-type table (acme_facts.md §2.4)."""
+QUEUE_PERCENTILES: tuple[int, ...] = (50, 75, 90, 95, 99)
+"""Queueing percentiles reported per type."""
+GPU_PERCENTILES: tuple[int, ...] = (25, 50, 75)
+"""GPU-count quartiles (the box plots of acme_facts.md §2.3)."""
+GPU_CDF_POINTS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+"""GPU counts at which the job and GPU-time CDFs are reported (cdf_job_gpunum)."""
+STATE_CLASSES: tuple[str, ...] = ("COMPLETED", "CANCELLED", "FAILED")
+"""The paper's three final-state classes."""
+LOCAL_UTC_OFFSET_HOURS = 8
+"""Hour-of-day and weekday profiles are in Shanghai time, the Acme clusters' local time."""
+BATCH_MIN_JOBS = 10
+"""A same-second, same-user group of at least this many GPU jobs counts as a batch."""
+
+
+def characterize(jobs: pd.DataFrame, *, duration_origin: str = "start_time",
+                 utc_offset_hours: int = LOCAL_UTC_OFFSET_HOURS) -> dict[str, Any]:
+    """The paper's statistics of a normalized job table (see the module docstring)."""
+    gpu_mask = jobs["gpu_num"].to_numpy(dtype=np.float64) > 0
+    gpu = jobs[gpu_mask]
+    cpu = jobs[~gpu_mask]
+    run = _durations(gpu, duration_origin)
+    gpus = gpu["gpu_num"].to_numpy(dtype=np.float64)
+    gpu_time = run * gpus
+    types = gpu["type"].astype(str).to_numpy()
+    states = _state_classes(gpu["state"])
+    stats: dict[str, Any] = {
+        "duration_origin": duration_origin,
+        "jobs": {"all": len(jobs), "gpu": len(gpu), "cpu": len(cpu)},
+        "span_days": _span_days(jobs),
+        "total_gpu_time": float(gpu_time.sum()),
+        "type_job_share": _shares(types, None, _type_order(types)),
+        "type_gpu_time_share": _shares(types, gpu_time, _type_order(types)),
+        "state_job_share": _shares(states, None, STATE_CLASSES),
+        "state_gpu_time_share": _shares(states, gpu_time, STATE_CLASSES),
+        **_gpu_demand(gpus, gpu_time, types),
+        **_run_times(run, types),
+        **_queueing(gpu, types),
+        "cpu": _cpu_stats(cpu, duration_origin),
+        "arrivals": arrival_stats(jobs, utc_offset_hours),
+    }
+    return stats
+
+
+def _durations(jobs: pd.DataFrame, origin: str) -> np.ndarray:
+    """Float seconds from ``origin`` (start_time or submit_time) to end_time."""
+    if origin not in ("start_time", "submit_time"):
+        raise ValueError(f"duration_origin must be start_time or submit_time, got {origin!r}")
+    delta = jobs["end_time"] - jobs[origin]
+    return delta.dt.total_seconds().to_numpy(dtype=np.float64)
+
+
+def _state_classes(states: pd.Series) -> np.ndarray:
+    """Final states folded into the paper's classes (TIMEOUT, NODE_FAIL -> FAILED)."""
+    values = states.astype(str).to_numpy(dtype=object)
+    return np.where(np.isin(values, list(FAILED_STATES)), "FAILED", values)
+
+
+def _type_order(types: np.ndarray) -> list[str]:
+    """Job types present, in the paper's order (unknown types after, sorted)."""
+    present = set(types.tolist())
+    return [t for t in JOB_TYPES if t in present] + sorted(present - set(JOB_TYPES))
+
+
+def _shares(labels: np.ndarray, weights: np.ndarray | None, order: Any) -> dict[str, float]:
+    """Share of each label by count (``weights`` None) or by weight, in ``order``."""
+    total = len(labels) if weights is None else float(weights.sum())
+    result = {}
+    for label in order:
+        mask = labels == label
+        part = mask.sum() if weights is None else weights[mask].sum()
+        result[label] = float(part / total) if total else float("nan")
+    return result
+
+
+def _percentiles(values: np.ndarray, points: tuple[int, ...]) -> dict[int, float]:
+    """``{p: value}`` (NaN for an empty array)."""
+    if len(values) == 0:
+        return {p: float("nan") for p in points}
+    return {p: float(v) for p, v in zip(points, np.percentile(values, points), strict=True)}
+
+
+def _gpu_demand(gpus: np.ndarray, gpu_time: np.ndarray, types: np.ndarray) -> dict[str, Any]:
+    """GPU counts: 1-GPU share, mean, median, CDFs by jobs and GPU time, quartiles per type."""
+    total = float(gpu_time.sum())
+    n = len(gpus)
+    return {
+        "one_gpu_share": float((gpus == 1).mean()) if n else float("nan"),
+        "mean_gpus": float(gpus.mean()) if n else float("nan"),
+        "median_gpus": float(np.median(gpus)) if n else float("nan"),
+        "max_gpus": float(gpus.max()) if n else float("nan"),
+        "gpu_cdf_jobs": {k: float((gpus <= k).mean()) if n else float("nan")
+                         for k in GPU_CDF_POINTS},
+        "gpu_cdf_gpu_time": {k: float(gpu_time[gpus <= k].sum() / total) if total
+                             else float("nan") for k in GPU_CDF_POINTS},
+        "gpu_percentiles": {t: _percentiles(gpus[types == t], GPU_PERCENTILES)
+                            for t in _type_order(types)},
+    }
+
+
+def _run_times(run: np.ndarray, types: np.ndarray) -> dict[str, Any]:
+    """Run-time mean, median, maximum, and percentiles per type."""
+    n = len(run)
+    return {
+        "run_time": {"mean": float(run.mean()) if n else float("nan"),
+                     "median": float(np.median(run)) if n else float("nan"),
+                     "max": float(run.max()) if n else float("nan"),
+                     "percentiles": _percentiles(run, RUN_PERCENTILES),
+                     "share_le_65536": float((run <= 65536).mean()) if n else float("nan")},
+        "run_time_percentiles": {t: _percentiles(run[types == t], RUN_PERCENTILES)
+                                 for t in _type_order(types)},
+        "run_time_share_le_65536": {t: float((run[types == t] <= 65536).mean())
+                                    for t in _type_order(types)},
+    }
+
+
+def _queueing(gpu: pd.DataFrame, types: np.ndarray) -> dict[str, Any]:
+    """Queueing delay of GPU jobs: mean, median, percentiles per type."""
+    queue = gpu["queue_time"].to_numpy(dtype=np.float64)
+    n = len(queue)
+    return {
+        "queue_time": {"mean": float(queue.mean()) if n else float("nan"),
+                       "median": float(np.median(queue)) if n else float("nan")},
+        "queue_percentiles": {t: _percentiles(queue[types == t], QUEUE_PERCENTILES)
+                              for t in _type_order(types)},
+        "queue_mean_by_type": {t: float(queue[types == t].mean()) for t in _type_order(types)},
+    }
+
+
+def _cpu_stats(cpu: pd.DataFrame, duration_origin: str) -> dict[str, Any]:
+    """CPU-only jobs: run time and queueing mean/median, final-state shares."""
+    if cpu.empty:
+        return {"jobs": 0}
+    run = _durations(cpu, duration_origin)
+    queue = cpu["queue_time"].to_numpy(dtype=np.float64)
+    return {
+        "jobs": len(cpu),
+        "run_time_mean": float(run.mean()), "run_time_median": float(np.median(run)),
+        "queue_mean": float(queue.mean()), "queue_median": float(np.median(queue)),
+        "state_job_share": _shares(_state_classes(cpu["state"]), None, STATE_CLASSES),
+    }
+
+
+def _span_days(jobs: pd.DataFrame) -> float:
+    """Days from the first to the last submission (at least one second)."""
+    if jobs.empty:
+        return 0.0
+    submit = jobs["submit_time"]
+    return max((submit.max() - submit.min()).total_seconds(), 1.0) / 86400.0
+
+
+def arrival_stats(jobs: pd.DataFrame, utc_offset_hours: int = LOCAL_UTC_OFFSET_HOURS
+                  ) -> dict[str, Any]:
+    """Arrival rhythm and burstiness of the GPU jobs: rates, hourly and weekday profiles, CV."""
+    gpu = jobs[jobs["gpu_num"].to_numpy(dtype=np.float64) > 0]
+    days = _span_days(jobs)
+    seconds = pd.DatetimeIndex(gpu["submit_time"]).as_unit("s").asi8
+    local = np.sort(seconds.astype(np.int64)) + utc_offset_hours * 3600
+    hourly = np.bincount((local // 3600) % 24, minlength=24)
+    weekday = np.bincount((local // 86400 + 3) % 7, minlength=7)  # 1970-01-01: Thursday
+    gaps = np.diff(local).astype(np.float64)
+    cv = float(gaps.std() / gaps.mean()) if len(gaps) > 1 and gaps.mean() > 0 else float("nan")
+    return {
+        "jobs_per_day": len(jobs) / days if days else float("nan"),
+        "gpu_jobs_per_day": len(gpu) / days if days else float("nan"),
+        "hourly_share": (hourly / max(hourly.sum(), 1)).tolist(),
+        "weekday_share": (weekday / max(weekday.sum(), 1)).tolist(),
+        "interarrival_cv": cv,
+        "same_second_share": float((gaps == 0).mean()) if len(gaps) else float("nan"),
+        "batches": batch_stats(gpu),
+    }
+
+
+def batch_stats(gpu: pd.DataFrame) -> dict[str, Any]:
+    """Same-user, same-second groups of GPU jobs: how many, how large, which types."""
+    if gpu.empty:
+        return {"groups": 0}
+    sizes = gpu.groupby(["user", "submit_time"], sort=False).size().to_numpy()
+    batches = sizes[sizes >= BATCH_MIN_JOBS]
+    eval_jobs = gpu[gpu["type"] == "Eval"]
+    eval_sizes = (eval_jobs.groupby(["user", "submit_time"], sort=False).size().to_numpy()
+                  if len(eval_jobs) else np.zeros(0, dtype=np.int64))
+    return {
+        "min_jobs": BATCH_MIN_JOBS,
+        "count": int(len(batches)),
+        "mean_size": float(batches.mean()) if len(batches) else 0.0,
+        "max_size": int(sizes.max()),
+        "share_of_gpu_jobs": float(batches.sum() / len(gpu)),
+        "eval_share_in_batches": float(eval_sizes[eval_sizes >= BATCH_MIN_JOBS].sum()
+                                       / max(len(eval_jobs), 1)),
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# Comparison with the published targets
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonRow:
+    """One published statistic beside the measured one."""
+
+    group: str
+    metric: str
+    published: float
+    measured: float
+    unit: str
+    tolerance: Tolerance | None = None
+    source: str = ""
+
+    @property
+    def error(self) -> float:
+        """Points for shares with a point tolerance, else the signed relative error."""
+        kind = self.tolerance.kind if self.tolerance else ("points" if self.unit == "%" else
+                                                           "relative")
+        return Tolerance(kind, 0.0).error(self.measured, self.published)
+
+    @property
+    def passed(self) -> bool | None:
+        """Pass/fail for the calibration criteria, None for informative rows."""
+        if self.tolerance is None or _missing(self.measured):
+            return None if self.tolerance is None else False
+        return self.tolerance.passes(self.measured, self.published)
+
+
+def _missing(value: float) -> bool:
+    """True for NaN or None."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def compare(stats: dict[str, Any], targets: ClusterTargets) -> list[ComparisonRow]:
+    """Every published statistic of ``targets`` beside its measured value in ``stats``."""
+    rows: list[ComparisonRow] = []
+    src = targets.sources
+    for key, label in (("type_job_share", "jobs"), ("type_gpu_time_share", "GPU time")):
+        for job_type, value in getattr(targets, key).items():
+            rows.append(ComparisonRow(f"type share of {label}", job_type, value,
+                                      stats[key].get(job_type, 0.0), "%", TOLERANCES[key],
+                                      src.get(key, "")))
+    for key, label in (("state_job_share", "jobs"), ("state_gpu_time_share", "GPU time")):
+        for state, value in getattr(targets, key).items():
+            rows.append(ComparisonRow(f"state share of {label}", state, value,
+                                      stats[key].get(state, 0.0), "%", TOLERANCES[key],
+                                      src.get(key, "")))
+    rows += _demand_rows(stats, targets)
+    rows += _run_time_rows(stats, targets)
+    rows += _load_rows(stats, targets)
+    return rows
+
+
+def _demand_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
+    """GPU demand: 1-GPU share, mean GPUs (criteria), CDF points and quartiles (informative)."""
+    src = t.sources
+    rows = [
+        ComparisonRow("GPU demand", "1-GPU job share", t.one_gpu_share, stats["one_gpu_share"],
+                      "%", TOLERANCES["one_gpu_share"], src["one_gpu_share"]),
+        ComparisonRow("GPU demand", "mean GPUs per GPU job", t.mean_gpus, stats["mean_gpus"],
+                      "GPUs", TOLERANCES["mean_gpus"], src["mean_gpus"]),
+        ComparisonRow("GPU demand", "median GPUs per GPU job", t.median_gpus,
+                      stats["median_gpus"], "GPUs", None, src["median_gpus"]),
+    ]
+    for k, value in t.gpu_cdf_jobs.items():
+        rows.append(ComparisonRow("GPU-count CDF of jobs", f"<= {k} GPUs", value,
+                                  stats["gpu_cdf_jobs"][k], "%", None, src["gpu_cdf_jobs"]))
+    for k, value in t.gpu_cdf_gpu_time.items():
+        rows.append(ComparisonRow("GPU-count CDF of GPU time", f"<= {k} GPUs", value,
+                                  stats["gpu_cdf_gpu_time"][k], "%", None,
+                                  src["gpu_cdf_gpu_time"]))
+    for job_type, box in t.gpu_box.items():
+        measured = stats["gpu_percentiles"].get(job_type, {})
+        for p, value in zip(GPU_PERCENTILES, box, strict=True):
+            rows.append(ComparisonRow(f"GPUs of {job_type} jobs", f"p{p}", value,
+                                      measured.get(p, float("nan")), "GPUs", None,
+                                      src["gpu_box"]))
+    return rows
+
+
+def _run_time_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
+    """Run-time percentiles per type (the median is a criterion) and cluster-wide values."""
+    rows = []
+    src = t.sources["duration_percentiles"]
+    for job_type, table in t.duration_percentiles.items():
+        measured = stats["run_time_percentiles"].get(job_type, {})
+        for p, value in table.items():
+            tolerance = TOLERANCES["type_median_run_time"] if p == 50 else None
+            rows.append(ComparisonRow(f"run time of {job_type} (s)", f"p{p}", float(value),
+                                      measured.get(p, float("nan")), "s", tolerance, src))
+        rows.append(ComparisonRow(f"run time of {job_type} (s)", "share <= 65536 s",
+                                  t.duration_share_le_65536[job_type],
+                                  stats["run_time_share_le_65536"].get(job_type, float("nan")),
+                                  "%", None, t.sources["duration_share_le_65536"]))
+    rows += [
+        ComparisonRow("run time, all GPU jobs (s)", "mean", t.run_time_mean,
+                      stats["run_time"]["mean"], "s", None, t.sources["run_time_mean"]),
+        ComparisonRow("run time, all GPU jobs (s)", "median", t.run_time_median,
+                      stats["run_time"]["median"], "s", None, t.sources["run_time_median"]),
+    ]
+    return rows
+
+
+def _load_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
+    """Load, queueing and CPU jobs (informative), scaled to the trace's span where needed."""
+    days = stats["span_days"] or float("nan")
+    capacity = t.gpus * 86400.0
+    src = t.sources
+    cpu = stats["cpu"]
+    rows = [
+        ComparisonRow("load", "GPU jobs per day", t.gpu_jobs / t.span_days,
+                      stats["jobs"]["gpu"] / days, "jobs", None, src["gpu_jobs"]),
+        ComparisonRow("load", "CPU jobs per day", t.cpu_jobs / t.span_days,
+                      stats["jobs"]["cpu"] / days, "jobs", None, src["cpu_jobs"]),
+        ComparisonRow("load", "GPU time / capacity",
+                      t.total_gpu_time / (capacity * t.span_days),
+                      stats["total_gpu_time"] / (capacity * days), "%", None,
+                      src["total_gpu_time"]),
+        ComparisonRow("queueing, GPU jobs (s)", "mean", t.queue_mean, stats["queue_time"]["mean"],
+                      "s", None, src["queue_mean"]),
+        ComparisonRow("queueing, GPU jobs (s)", "median", t.queue_median,
+                      stats["queue_time"]["median"], "s", None, src["queue_median"]),
+    ]
+    if cpu.get("jobs"):
+        rows += [
+            ComparisonRow("CPU jobs (s)", "run time mean", t.cpu_run_time_mean,
+                          cpu["run_time_mean"], "s", None, src["cpu_run_time_mean"]),
+            ComparisonRow("CPU jobs (s)", "run time median", t.cpu_run_time_median,
+                          cpu["run_time_median"], "s", None, src["cpu_run_time_median"]),
+            ComparisonRow("CPU jobs (s)", "queue mean", t.cpu_queue_mean, cpu["queue_mean"], "s",
+                          None, src["cpu_queue_mean"]),
+            ComparisonRow("CPU jobs (s)", "queue median", t.cpu_queue_median,
+                          cpu["queue_median"], "s", None, src["cpu_queue_median"]),
+        ]
+        for state, value in t.cpu_state_job_share.items():
+            rows.append(ComparisonRow("CPU jobs", f"{state} share of jobs", value,
+                                      cpu["state_job_share"][state], "%", None,
+                                      src["cpu_state_job_share"]))
+    return rows
+
+
+def comparison_summary(rows: list[ComparisonRow]) -> dict[str, int]:
+    """How many calibration criteria pass and fail."""
+    verdicts = [r.passed for r in rows if r.passed is not None]
+    return {"criteria": len(verdicts), "passed": sum(verdicts),
+            "failed": len(verdicts) - sum(verdicts)}
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` with int dict keys as strings, numpy scalars as Python, NaN as None."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def row_to_dict(row: ComparisonRow) -> dict[str, Any]:
+    """A comparison row as a JSON-ready dict."""
+    tolerance = row.tolerance
+    return to_jsonable({
+        "group": row.group, "metric": row.metric, "published": row.published,
+        "measured": row.measured, "unit": row.unit, "error": row.error,
+        "error_unit": "points" if (tolerance and tolerance.kind == "points")
+        or (not tolerance and row.unit == "%") else "relative",
+        "tolerance": None if tolerance is None else tolerance.value,
+        "passed": row.passed, "source": row.source,
+    })

@@ -1,0 +1,1 @@
+"""Packaged Hydra configuration of ``acmesim replay`` (the groups come from the registries)."""

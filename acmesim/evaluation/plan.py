@@ -1,0 +1,105 @@
+"""A plan: the trials an evaluation request is cut into, and how the trials are to be executed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acmesim.core.errors import ConfigError
+from acmesim.evaluation.spec import EvalRequest
+
+
+@dataclass(frozen=True)
+class ExecutionOptions:
+    """Which execution techniques a plan uses; each can be switched on alone (for ablations).
+
+    ``decouple_loading``: one prefetch per node copies the checkpoint from remote storage into
+    host memory; trials load it from there instead of each reading it through the NIC.
+    ``decouple_metrics``: a trial releases its GPU after inference; each dataset's metric runs as a
+    separate CPU job.
+    """
+
+    decouple_loading: bool = False
+    decouple_metrics: bool = False
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Part ``index`` of ``count`` equal parts of one dataset's preprocessing and inference."""
+
+    dataset: str
+    index: int
+    count: int
+    prep_s: float
+    inference_s: float
+
+    @property
+    def label(self) -> str:
+        """``name`` for a whole dataset, ``name[i/k]`` for part i of k (1-based)."""
+        return self.dataset if self.count == 1 else f"{self.dataset}[{self.index + 1}/{self.count}]"
+
+    @property
+    def gpu_work_s(self) -> float:
+        """Prep + inference seconds of this shard."""
+        return self.prep_s + self.inference_s
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One GPU job: load the model once, then preprocess and infer its shards in order."""
+
+    trial_id: str
+    shards: tuple[Shard, ...]
+    gpu_num: int
+
+    @property
+    def prep_s(self) -> float:
+        """Total preprocessing seconds."""
+        return sum(s.prep_s for s in self.shards)
+
+    @property
+    def inference_s(self) -> float:
+        """Total GPU inference seconds."""
+        return sum(s.inference_s for s in self.shards)
+
+    @property
+    def gpu_work_s(self) -> float:
+        """Prep + inference seconds (model loading excluded: it depends on the execution)."""
+        return self.prep_s + self.inference_s
+
+    @property
+    def label(self) -> str:
+        """The trial's shards, ``;``-separated."""
+        return ";".join(s.label for s in self.shards)
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """A request cut into trials (dispatched in this order), plus the execution techniques."""
+
+    request: EvalRequest
+    trials: tuple[Trial, ...]
+    options: ExecutionOptions
+    scheduler: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "trials", tuple(self.trials))
+        self._check_coverage()
+
+    def _check_coverage(self) -> None:
+        """Every dataset must be cut into shards 0..k-1 exactly once, and nothing else."""
+        seen: dict[str, set[int]] = {}
+        counts: dict[str, int] = {}
+        for trial in self.trials:
+            for shard in trial.shards:
+                seen.setdefault(shard.dataset, set()).add(shard.index)
+                counts[shard.dataset] = shard.count
+        expected = {d.name for d in self.request.datasets}
+        rid = self.request.request_id
+        if set(seen) != expected:
+            raise ConfigError(f"plan for {rid!r}: trials cover {sorted(seen)}, "
+                              f"expected datasets {sorted(expected)}")
+        total = sum(len(t.shards) for t in self.trials)
+        if total != sum(counts.values()) or any(
+            seen[name] != set(range(counts[name])) for name in seen
+        ):
+            raise ConfigError(f"plan for {rid!r}: shards must be 0..k-1 of each dataset, once each")

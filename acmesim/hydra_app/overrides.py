@@ -1,0 +1,123 @@
+"""Checking command-line overrides against the registries before Hydra composes anything.
+
+A wrong group option, option key, setting or value fails here with one line that lists the
+valid choices (the registries' own errors), instead of a Hydra composition error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import OverrideParseException
+
+from acmesim.core.errors import ConfigError, UnknownOptionError
+from acmesim.core.registry import Registry
+from acmesim.hydra_app.groups import APP_SETTINGS, MISSING_VALUE, default_of, replay_settings
+
+
+def _values(override: Any) -> list[Any]:
+    """Every value an override sets (each element of a sweep)."""
+    if override.is_sweep_override():
+        if override.is_interval_sweep():
+            return []
+        return list(override.sweep_iterator())
+    return [override.value()]
+
+
+def override_arguments(argv: list[str]) -> list[str]:
+    """The ``key=value`` arguments of a command line, as Hydra's own parser splits it."""
+    from hydra._internal.utils import get_args_parser
+
+    try:
+        args, _ = get_args_parser().parse_known_args(argv)
+    except SystemExit:  # a malformed flag: Hydra reports it with its usage
+        return []
+    return list(args.overrides)
+
+
+def parse_overrides(argv: list[str]) -> list[Any]:
+    """Hydra's parse of the ``key=value`` arguments; syntax errors become ``ConfigError``."""
+    try:
+        return OverridesParser.create().parse_overrides(argv)
+    except OverrideParseException as exc:
+        raise ConfigError(str(exc).strip().splitlines()[0]) from None
+
+
+def selected_options(
+    overrides: list[Any], registries: Mapping[str, Registry], defaults: Mapping[str, str | None]
+) -> dict[str, list[str]]:
+    """Each group's option names the overrides select, else its default (None: unknown)."""
+    chosen = {group: [defaults[group]] if defaults.get(group) else [] for group in registries}
+    for override in overrides:
+        group = override.key_or_group
+        if group in registries and not override.is_delete():
+            names = [str(value) for value in _values(override)]
+            for name in names:
+                registries[group].canonical(name)
+            chosen[group] = names
+    return chosen
+
+
+def check_overrides(
+    argv: list[str], registries: Mapping[str, Registry], defaults: Mapping[str, str | None]
+) -> None:
+    """Reject unknown groups, options, option keys, settings and bad setting values early."""
+    overrides = parse_overrides(override_arguments(argv))
+    chosen = selected_options(overrides, registries, defaults)
+    settings = replay_settings()
+    for override in overrides:
+        key = override.key_or_group
+        head, _, rest = key.partition(".")
+        if override.is_hydra_override() or override.is_delete():
+            continue
+        if head in registries and rest:
+            _check_option_key(registries[head], chosen[head], rest, _values(override))
+        elif key in settings:
+            for value in _values(override):
+                check_setting(key, value, settings[key])
+        elif key not in registries and key not in APP_SETTINGS:
+            raise ConfigError(
+                f"unknown key {key!r}; valid groups: {', '.join(registries)}; "
+                f"valid settings: {', '.join(sorted([*settings, *APP_SETTINGS]))}"
+            )
+
+
+def _check_option_key(registry: Registry, names: list[str], key: str, values: list[Any]) -> None:
+    """``group.key=value``: the key must exist for every selected option and the value fit."""
+    option = key.split(".")[0]
+    for name in names:
+        schema = registry.config_class(name)
+        fields = {field.name: field for field in dataclasses.fields(schema)}
+        if option not in fields:
+            raise UnknownOptionError(registry.kind, registry.canonical(name), option, fields)
+        if "." in key or any(default_of(f) == MISSING_VALUE for f in fields.values()):
+            continue  # nested or partial: OmegaConf checks it while composing
+        for value in values:
+            registry.make_config(name, {option: _plain(value)})
+
+
+def _plain(value: Any) -> Any:
+    """A parsed override value as plain Python (Hydra's parser may return its own types)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def check_setting(key: str, value: Any, annotation: Any) -> Any:
+    """Validate one top-level setting against its ``ReplayConfig`` type; return it coerced."""
+    if typing.get_origin(annotation) is typing.Literal:
+        valid = typing.get_args(annotation)
+        if value not in valid:
+            raise ConfigError(f"{key} must be one of {', '.join(map(str, valid))}; got {value!r}")
+        return value
+    if annotation is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, annotation) and not (annotation is int and isinstance(value, bool)):
+        return value
+    raise ConfigError(f"{key} must be {annotation.__name__}, got {value!r}")

@@ -1,0 +1,52 @@
+"""Generate ``docs/results.md`` from the table schemas: ``python -m acmesim.metrics.docs``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from acmesim.core.atomic import atomic_write_text
+from acmesim.metrics.schema import TABLES, TableSchema
+
+INTRO = """# Result files
+
+Every run writes these files into its run directory (atomically: each file is complete or
+absent). A run that fails still writes `summary.csv`, with the error in its `error` column.
+
+- Times are seconds since the trace start: the earliest submission in the input job table
+  (`trace_start` in the summary gives it as a UTC timestamp). Durations are seconds.
+- GPU time is GPU-seconds. Empty cells mean "not applicable" (e.g. a statistic of no jobs).
+- Same configuration and seed give byte-identical `jobs.csv` and `utilization.csv`; only
+  `wall_time` and `events_per_second` in `summary.csv` depend on the machine.
+- `config.yaml` is the resolved configuration of the run (plug-in options with their
+  defaults filled in).
+
+This page is generated from `acmesim/metrics/schema.py` by `python -m acmesim.metrics.docs`;
+a test fails when the two disagree.
+"""
+
+
+def table_markdown(schema: TableSchema) -> str:
+    """The section of one table."""
+    lines = [f"## `{schema.file_name}`", "", f"One row = {schema.row}.", "",
+             "| column | type | unit | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{c.name}` | {c.kind} | {c.unit} | {c.meaning} |" for c in schema.columns]
+    return "\n".join(lines) + "\n"
+
+
+def render() -> str:
+    """The whole results page."""
+    return INTRO + "\n" + "\n".join(table_markdown(t) for t in TABLES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the page to the given path (default ``docs/results.md``)."""
+    args = sys.argv[1:] if argv is None else argv
+    target = Path(args[0]) if args else Path("docs/results.md")
+    atomic_write_text(target, render())
+    print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""Every result table's columns, declared once: name, type, unit and meaning.
+
+``docs/results.md`` is generated from these declarations (``python -m acmesim.metrics.docs``)
+and a test checks that it is up to date. Times are seconds since the trace start (the earliest
+submission in the input), durations are seconds, GPU time is GPU-seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from acmesim.workload.schema import FINAL_STATES, JOB_TYPES
+
+Kind = Literal["int", "float", "str"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One output column."""
+
+    name: str
+    kind: Kind
+    unit: str
+    meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TableSchema:
+    """One output file: its name, what a row is, and its columns in order."""
+
+    file_name: str
+    row: str
+    columns: tuple[Column, ...]
+
+    @property
+    def names(self) -> list[str]:
+        """Column names in file order."""
+        return [c.name for c in self.columns]
+
+
+S, GPU_S = "s", "GPU-s"
+
+JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when replayed)", (
+    Column("job_id", "str", "-", "the trace's job id"),
+    Column("user", "str", "-", "the trace's user id"),
+    Column("type", "str", "-", "job type (Eval, Pretrain, SFT, MLLM, Debug, Other)"),
+    Column("state", "str", "-", "final state: the trace outcome (COMPLETED, CANCELLED, FAILED, "
+           "TIMEOUT, NODE_FAIL), or the state a modeled failure ended the job with"),
+    Column("pool", "str", "-", "resource pool the job ran in: gpu, or cpu for CPU-only jobs"),
+    Column("gpu_num", "int", "GPUs", "GPUs requested (recorded)"),
+    Column("node_num", "int", "nodes", "nodes recorded in the trace"),
+    Column("cpu_num", "int", "threads", "CPU threads requested (recorded)"),
+    Column("submit_time", "float", S, "submission time"),
+    Column("start_time", "float", S, "first start in the simulation"),
+    Column("end_time", "float", S, "end in the simulation"),
+    Column("queue_delay", "float", S, "start_time - submit_time"),
+    Column("run_time", "float", S, "time the job held its resources, over all its running "
+           "intervals (equals recorded_run_time unless it was preempted or interrupted)"),
+    Column("jct", "float", S, "job completion time: end_time - submit_time"),
+    Column("recorded_start_time", "float", S, "start time recorded in the trace"),
+    Column("recorded_run_time", "float", S, "run time recorded in the trace (the job's work)"),
+    Column("preemptions", "int", "count", "times a scheduler preempted the job"),
+    Column("failures", "int", "count", "times a modeled infrastructure failure interrupted it"),
+    Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rolled-back work and restart "
+           "overhead: sum(run_time x gpu_num) = recorded GPU time + lost_gpu_time"),
+    Column("nodes", "str", "-", "nodes of its final running interval, ';'-separated "
+           "(n0000... GPU nodes, c00... CPU nodes)"),
+))
+
+UTILIZATION = TableSchema("utilization.csv", "one interval of `utilization_interval` seconds "
+                          "(the last one ends at the end of the simulation)", (
+    Column("interval_start", "float", S, "start of the interval"),
+    Column("interval_end", "float", S, "end of the interval"),
+    Column("busy_gpus", "float", "GPUs", "time-weighted mean of GPUs used by running jobs "
+           "(sum of their gpu_num): the trace's busy-GPU curve"),
+    Column("allocated_gpus", "float", "GPUs", "time-weighted mean of GPUs unavailable to "
+           "other jobs (multi-node jobs hold every GPU of their whole nodes)"),
+    Column("busy_nodes", "float", "nodes", "time-weighted mean of GPU nodes with at least one "
+           "allocated GPU"),
+    Column("gpu_utilization", "float", "fraction", "busy_gpus / GPUs in the cluster"),
+    Column("queue_length", "float", "jobs", "time-weighted mean of pending jobs"),
+    Column("queued_gpus", "float", "GPUs", "time-weighted mean of the GPUs pending jobs "
+           "request"),
+))
+
+STATS = ("mean", "p50", "p95", "p99")
+
+
+def _stat_columns(metric: str, label: str, suffix: str = "", scope: str = "") -> list[Column]:
+    """mean/p50/p95/p99 columns of one per-job metric."""
+    words = {"mean": "mean", "p50": "median", "p95": "95th percentile",
+             "p99": "99th percentile"}
+    return [Column(f"{metric}_{stat}{suffix}", "float", S, f"{words[stat]} {label}{scope}")
+            for stat in STATS]
+
+
+def _summary_columns() -> tuple[Column, ...]:
+    """The summary row's columns (outcome and per-type columns generated from the schema)."""
+    head = [
+        Column("run_id", "str", "-", "run identifier"),
+        Column("seed", "int", "-", "seed of the run's random streams"),
+        Column("mode", "str", "-", "recorded (trace start times) or scheduled"),
+        Column("scheduler", "str", "-", "scheduler (ignored in recorded mode)"),
+        Column("placement", "str", "-", "placement policy"),
+        Column("cluster", "str", "-", "cluster preset"),
+        Column("cluster_gpus", "int", "GPUs", "GPUs in the modeled cluster"),
+        Column("trace_start", "str", "UTC", "the time 0 of every time column (earliest "
+               "submission in the input, ISO 8601)"),
+        Column("input_jobs", "int", "jobs", "rows of the input job table"),
+        Column("simulated_jobs", "int", "jobs", "jobs simulated (rows of jobs.csv)"),
+        Column("cpu_jobs_skipped", "int", "jobs", "CPU-only jobs skipped (cpu_jobs=skip)"),
+        Column("oversize_jobs_skipped", "int", "jobs", "jobs that can never fit the cluster, "
+               "skipped (oversize_jobs=skip)"),
+    ]
+    outcomes = [Column(f"jobs_{state.lower()}", "int", "jobs", f"simulated jobs ending {state}")
+                for state in FINAL_STATES]
+    outcomes.append(Column("jobs_other_state", "int", "jobs",
+                           "simulated jobs ending in any other state"))
+    timing = [
+        Column("recorded_late_jobs", "int", "jobs", "recorded mode: jobs that did not fit the "
+               "modeled cluster at their recorded start and started later"),
+        Column("recorded_delay_mean", "float", S, "recorded mode: mean lateness of late jobs"),
+        Column("recorded_delay_max", "float", S, "recorded mode: largest lateness"),
+        Column("recorded_delay_total", "float", S, "recorded mode: summed lateness"),
+        Column("makespan", "float", S, "last end - first submission of the simulated jobs"),
+        Column("simulated_span", "float", S, "simulated time at the end of the run"),
+        *_stat_columns("jct", "job completion time"),
+        *_stat_columns("queue_delay", "queueing delay"),
+    ]
+    per_type = []
+    for job_type in JOB_TYPES:
+        scope, suffix = f" of {job_type} jobs", f"_{job_type.lower()}"
+        per_type += _stat_columns("jct", "job completion time", suffix, scope)
+        per_type += _stat_columns("queue_delay", "queueing delay", suffix, scope)
+    tail = [
+        Column("gpu_utilization", "float", "fraction", "GPU time of GPU jobs / (cluster GPUs x "
+               "makespan)"),
+        Column("gpu_time", "float", GPU_S, "sum of run_time x gpu_num over simulated jobs"),
+        Column("trace_gpu_time", "float", GPU_S, "sum of recorded_run_time x gpu_num over "
+               "simulated jobs; gpu_time - trace_gpu_time = lost_gpu_time"),
+        Column("preemptions", "int", "count", "preemptions over all jobs"),
+        Column("failures", "int", "count", "failure interruptions over all jobs"),
+        Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rollback and restarts"),
+        Column("predictor", "str", "-", "run-time predictor the scheduler used (empty: none)"),
+        Column("prediction_jobs", "int", "jobs", "finished jobs whose run-time estimate was "
+               "scored"),
+        Column("prediction_mae", "float", S, "mean absolute error of the scheduler's run-time "
+               "estimates (each job's first estimate vs its recorded run time)"),
+        Column("prediction_mre", "float", "fraction", "mean relative error of those estimates: "
+               "|estimate - actual| / max(actual, 1 s)"),
+        Column("prediction_bias", "float", S, "mean signed error (estimate - actual); > 0 "
+               "means overestimates"),
+        Column("events", "int", "events", "simulation events processed"),
+        Column("passes", "int", "passes", "scheduling passes run"),
+        Column("events_per_second", "float", "1/s", "events / wall_time"),
+        Column("wall_time", "float", S, "wall-clock time of the run (the only non-"
+               "deterministic field)"),
+        Column("error", "str", "-", "empty, or the error that stopped the run"),
+    ]
+    return tuple(head + outcomes + timing + per_type + tail)
+
+
+SUMMARY = TableSchema("summary.csv", "the run (exactly one row)", _summary_columns())
+
+TABLES: tuple[TableSchema, ...] = (JOBS, UTILIZATION, SUMMARY)
+"""Every result table, in the order the docs present them."""

@@ -1,0 +1,40 @@
+"""Cluster presets: one module per family of presets, each registered with ``CLUSTERS``.
+
+``CLUSTERS.create("seren", {"nodes": 100})`` returns a preset whose ``spec`` is the resolved
+``ClusterSpec``; every field of ``ClusterSpec`` except ``name`` is an option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from acmesim.core.registry import Registry
+from acmesim.model.spec import ClusterSpec
+
+CLUSTERS: Registry = Registry("cluster", package=__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterOptions:
+    """Every tunable of a cluster preset; presets override the defaults they know."""
+
+    nodes: int = 4
+    gpus_per_node: int = 8
+    cpus_per_node: int = 128
+    memory_per_node_gb: float = 1024.0
+    gpu_model: str = "A100-SXM-80GB"
+    nodes_per_leaf: int = 16
+    leaves_per_spine: int = 8
+    cpu_nodes: int = 0
+    cpus_per_cpu_node: int = 128
+
+
+class ClusterPreset:
+    """Base of every preset: turns its validated options into a ``ClusterSpec``."""
+
+    Config = ClusterOptions
+    registry_name: str = "custom"
+
+    def __init__(self, config: ClusterOptions) -> None:
+        self.config = config
+        self.spec = ClusterSpec(name=self.registry_name, **dataclasses.asdict(config))

@@ -1,0 +1,33 @@
+"""``checkpoint=fixed``: checkpoint every ``interval_min`` minutes of compute.
+
+Default 30 minutes: the interval at which the Acme paper measured async vs sync checkpointing
+(acme_facts.md §4) and the low end of InternEvo's 30–60-minute snapshot guidance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from acmesim.policies.checkpoint import CHECKPOINTS
+from acmesim.reliability.checkpoint_cost import CheckpointCost
+from acmesim.reliability.checkpointing import CheckpointOptions, CheckpointPolicy
+
+
+@CHECKPOINTS.register("fixed")
+class FixedInterval(CheckpointPolicy):
+    """A fixed interval whatever the job's size or failure rate."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config(CheckpointOptions):
+        """Options of ``fixed``: the interval plus the shared cost options."""
+
+        interval_min: float = 30.0
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if not self.interval_min > 0:
+                raise ValueError(f"interval_min must be > 0, got {self.interval_min!r}")
+
+    def interval(self, cost: CheckpointCost, mtbf: float) -> float:
+        """``interval_min`` in seconds."""
+        return self.config.interval_min * 60.0

@@ -1,0 +1,228 @@
+"""Preemptive priority scheduling: plan which running jobs to stop so better pending jobs fit.
+
+A subclass ranks jobs for preemption (``rank``, lower is more important, comparable between a
+pending and a running job) and lists the running jobs that may be stopped for a given rank,
+worst first. Before each pass the planner copies the free-GPU counts of the schedulable nodes,
+walks the best ``preempt_depth`` pending jobs in key order, and for each one that does not fit
+looks for victims of a worse rank: for a single-node job, the node where the fewest worst-ranked
+victims free enough GPUs (single-node victims are tried before multi-node ones, so a 1-GPU job
+never stops a 512-GPU gang when a small job would do); for a multi-node job, enough nodes
+whose every job is a victim. The engine then preempts the victims (they lose the work since
+their last checkpoint and pay a restart overhead when they resume, ``acmesim.engine.preemption``)
+and the pass starts the planned jobs, then fills what is left in key order.
+
+The planner only runs when the best pending job outranks the worst running job, and a plan
+that found nothing is not retried until the cluster or the policy's state changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from acmesim.model.view import ClusterView, JobInfo, SchedulerView
+from acmesim.policies.scheduling._priority import PriorityScheduler
+from acmesim.policies.scheduling.base import NOTHING, Decision
+
+UNUSABLE = -(1 << 20)
+"""Free count given to nodes that accept no jobs (never fit, never clear)."""
+
+
+def usable_free(cluster: ClusterView) -> list[int]:
+    """Free GPUs per node, with nodes that accept no new jobs marked unusable."""
+    free = list(cluster.free_gpus_per_node)
+    listed = sum(len(cluster.nodes_with_free(k)) for k in range(cluster.gpus_per_node + 1))
+    if listed != cluster.num_nodes:
+        for node in range(cluster.num_nodes):
+            if not cluster.health(node).accepts_jobs:
+                free[node] = UNUSABLE
+    return free
+
+
+def fit_nodes(free: list[int], job: JobInfo, gpus_per_node: int) -> list[int] | None:
+    """Nodes ``job`` would take in the working state (best fit / lowest whole nodes), or None."""
+    if job.nodes_needed == 1:
+        best = None
+        for node, count in enumerate(free):
+            if count >= job.per_node and (best is None or count < free[best]):
+                best = node
+                if count == job.per_node:
+                    break
+        return None if best is None else [best]
+    whole = [node for node, count in enumerate(free) if count == gpus_per_node]
+    return whole[: job.nodes_needed] if len(whole) >= job.nodes_needed else None
+
+
+def release(free: list[int], job: JobInfo) -> None:
+    """Give a victim's GPUs back in the working state."""
+    for node, mask in job.grants:
+        free[node] += mask.bit_count()
+
+
+def take(free: list[int], nodes: list[int], job: JobInfo) -> None:
+    """Take a planned job's GPUs in the working state."""
+    for node in nodes:
+        free[node] -= job.per_node
+
+
+def _gpus_of(victims: Iterable[JobInfo]) -> int:
+    """GPUs held by ``victims``."""
+    return sum(v.gpu_num for v in victims)
+
+
+def victims_on_one_node(job: JobInfo, free: list[int], candidates: list[JobInfo],
+                        budget: float) -> tuple[list[int], list[JobInfo]] | None:
+    """Worst-first victims that free ``job.per_node`` GPUs on a single node, or None."""
+    need = job.per_node
+    for allow_gangs in (False, True):
+        gained: dict[int, int] = {}
+        stopped: dict[int, list[JobInfo]] = {}
+        for victim in candidates:
+            if victim.nodes_needed > 1 and not allow_gangs:
+                continue
+            for node, mask in victim.grants:
+                if free[node] < 0:
+                    continue
+                gained[node] = gained.get(node, 0) + mask.bit_count()
+                stopped.setdefault(node, []).append(victim)
+                if free[node] + gained[node] >= need and _gpus_of(stopped[node]) <= budget:
+                    return [node], stopped[node]
+    return None
+
+
+def victims_for_gang(job: JobInfo, free: list[int], candidates: list[JobInfo],
+                     gpus_per_node: int, budget: float
+                     ) -> tuple[list[int], list[JobInfo]] | None:
+    """Worst-first victims that clear enough whole nodes for a multi-node job, or None."""
+    whole = [node for node, count in enumerate(free) if count == gpus_per_node]
+    missing = job.nodes_needed - len(whole)
+    occupied: dict[int, int] = {}
+    stopped: dict[int, list[JobInfo]] = {}
+    cleared: list[int] = []
+    for victim in candidates:
+        for node, mask in victim.grants:
+            if free[node] < 0:
+                continue
+            left = occupied.get(node, gpus_per_node - free[node]) - mask.bit_count()
+            occupied[node] = left
+            stopped.setdefault(node, []).append(victim)
+            if left == 0:
+                cleared.append(node)
+        if len(cleared) >= missing:
+            chosen = cleared[:missing]
+            victims = list({v.index: v for n in chosen for v in stopped[n]}.values())
+            if _gpus_of(victims) > budget:
+                return None
+            return whole + chosen, victims
+    return None
+
+
+class PreemptiveScheduler(PriorityScheduler):
+    """A priority scheduler that may stop worse-ranked running jobs for better pending ones."""
+
+    preempt_depth = 8
+    """Pending jobs (best first) the planner considers per pass."""
+
+    def __init__(self, config: Any = None) -> None:
+        super().__init__(config)
+        self.preempt_depth = int(getattr(config, "preempt_depth", self.preempt_depth))
+        self.state_version = 0
+        """Bumped by subclasses whenever running jobs' ranks change (e.g. a demotion)."""
+        self._failed_plan: tuple[int, int, int] | None = None
+
+    # ------------------------------------------------------------------ what subclasses say
+    def rank(self, job: JobInfo, view: SchedulerView) -> Any:
+        """Preemption rank of a pending job (lower is more important)."""
+        raise NotImplementedError
+
+    def worst_rank(self, view: SchedulerView) -> Any:
+        """Rank of the worst running job that may be preempted, or None if there is none."""
+        raise NotImplementedError
+
+    def victims(self, view: SchedulerView, rank: Any) -> list[JobInfo]:
+        """Running jobs ranked worse than ``rank`` that may be preempted, worst first."""
+        raise NotImplementedError
+
+    def preempt_budget(self, view: SchedulerView) -> float:
+        """At most this many GPUs may be preempted in one pass."""
+        return math.inf
+
+    def before_pass(self, view: SchedulerView) -> None:
+        """Bring time-dependent state up to date (demotions, promotions, ...)."""
+
+    # ------------------------------------------------------------------ passes
+    def schedule(self, view: SchedulerView) -> Decision:
+        """Preempt for the best pending jobs if that helps, then start jobs in key order."""
+        self.before_pass(view)
+        if not self.queue:
+            return NOTHING
+        victims: list[JobInfo] = []
+        planned: list[JobInfo] = []
+        if self._worth_planning(view):
+            victims, planned = self.plan(view)
+            if not victims:
+                best = self.queue.peek()
+                self._failed_plan = (view.cluster.version, best.index if best else -1,
+                                     self.state_version)
+        return Decision(start=self._starts(view, planned), preempt=victims)
+
+    def _worth_planning(self, view: SchedulerView) -> bool:
+        """Whether the best pending job outranks the worst running one (and it is news)."""
+        best = self.queue.peek()
+        if best is None:
+            return False
+        if self._failed_plan == (view.cluster.version, best.index, self.state_version):
+            return False
+        worst = self.worst_rank(view)
+        return worst is not None and self.rank(best, view) < worst
+
+    def plan(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
+        """Victims to preempt and jobs to start, simulated on a copy of the free counts."""
+        cluster = view.cluster
+        gpus = cluster.gpus_per_node
+        free = usable_free(cluster)
+        budget = self.preempt_budget(view)
+        chosen: dict[int, JobInfo] = {}
+        planned: list[JobInfo] = []
+        for job in self.queue.in_order(self.preempt_depth):
+            if job.pool != "gpu" or not self.admit(job):
+                continue
+            nodes = fit_nodes(free, job, gpus)
+            if nodes is None:
+                found = self._find_victims(view, job, free, chosen, budget)
+                if found is None:
+                    continue
+                nodes, victims = found
+                for victim in victims:
+                    chosen[victim.index] = victim
+                    release(free, victim)
+                budget -= _gpus_of(victims)
+            take(free, nodes, job)
+            planned.append(job)
+        return list(chosen.values()), planned
+
+    def _find_victims(self, view: SchedulerView, job: JobInfo, free: list[int],
+                      chosen: dict[int, JobInfo], budget: float
+                      ) -> tuple[list[int], list[JobInfo]] | None:
+        """Nodes and victims that let ``job`` start, or None."""
+        worst = self.worst_rank(view)
+        rank = self.rank(job, view)
+        if worst is None or not rank < worst or budget <= 0:
+            return None
+        candidates = [v for v in self.victims(view, rank) if v.index not in chosen]
+        if not candidates:
+            return None
+        if job.nodes_needed == 1:
+            return victims_on_one_node(job, free, candidates, budget)
+        return victims_for_gang(job, free, candidates, view.cluster.gpus_per_node, budget)
+
+    def _starts(self, view: SchedulerView, planned: list[JobInfo]) -> Iterator[JobInfo]:
+        """The planned jobs (those still pending that fit), then the usual fill."""
+        for job in planned:
+            if job in self.queue and self.admit(job) and view.fits(job):
+                yield job
+        yield from self.fill(view)
+
+
+__all__ = ["PreemptiveScheduler", "fit_nodes", "usable_free"]

@@ -1,0 +1,162 @@
+"""Pending jobs grouped by gang shape, so a pass looks at a handful of queue heads, not every job.
+
+Whether a GPU job fits the cluster right now depends only on its shape: a single-node job of
+``k`` GPUs fits iff some node has ``k`` free GPUs, a multi-node job of ``n`` nodes iff ``n``
+whole nodes are free (the shipped placements always find nodes when the counts allow). A pass
+only ever *takes* GPUs, so a shape that does not fit stays unfitting for the rest of the pass.
+``ShapeQueues`` keeps one priority heap per (lane, shape); a pass compares the heads of the
+shapes that fit and starts the best, costing O(shapes) per start instead of O(pending jobs).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+from acmesim.model.view import ClusterView, JobInfo, SchedulerView
+
+Shape = tuple[Hashable, str, int, int, int]
+"""(lane, pool, nodes needed, GPUs per node, GPUs requested)."""
+
+
+class Capacity:
+    """What the cluster can still hold now: largest free count on one node, whole free nodes."""
+
+    __slots__ = ("max_single", "whole", "gpus_per_node")
+
+    def __init__(self, cluster: ClusterView) -> None:
+        self.gpus_per_node = cluster.gpus_per_node
+        self.refresh(cluster)
+
+    def refresh(self, cluster: ClusterView) -> None:
+        """Re-read the cluster (O(GPUs per node))."""
+        self.whole = len(cluster.whole_free_nodes())
+        self.max_single = 0
+        for count in range(self.gpus_per_node, 0, -1):
+            if cluster.nodes_with_free(count):
+                self.max_single = count
+                break
+
+    def admits(self, job: JobInfo) -> bool:
+        """Whether ``job``'s shape can fit now (CPU jobs: always try)."""
+        if job.pool != "gpu":
+            return True
+        if job.nodes_needed == 1:
+            return job.per_node <= self.max_single
+        return job.nodes_needed <= self.whole
+
+    @property
+    def empty(self) -> bool:
+        """No GPU free on any schedulable node."""
+        return self.max_single == 0
+
+
+def shape_of(job: JobInfo, lane: Hashable = None) -> Shape:
+    """The queue a pending job belongs to."""
+    return (lane, job.pool, job.nodes_needed, job.per_node, job.gpu_num)
+
+
+class ShapeQueues:
+    """Pending jobs in one heap per shape, ordered by a key (lowest first), lazy deletion."""
+
+    def __init__(self) -> None:
+        self.heaps: dict[Shape, list[list[Any]]] = {}
+        self.entries: dict[int, list[Any]] = {}
+        self._pushes = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def __contains__(self, job: JobInfo) -> bool:
+        return job.index in self.entries
+
+    def push(self, job: JobInfo, key: Any, lane: Hashable = None) -> None:
+        """Add (or re-key) a pending job."""
+        self.remove(job)
+        entry = [key, job.index, next(self._pushes), job]
+        self.entries[job.index] = entry
+        heapq.heappush(self.heaps.setdefault(shape_of(job, lane), []), entry)
+
+    def remove(self, job: JobInfo) -> None:
+        """Forget a job (it started or left); its heap entry is dropped lazily."""
+        entry = self.entries.pop(job.index, None)
+        if entry is not None:
+            entry[3] = None
+
+    def key_of(self, job: JobInfo) -> Any:
+        """The key ``job`` is queued with."""
+        return self.entries[job.index][0]
+
+    def heads(self) -> Iterator[tuple[Shape, list[Any]]]:
+        """The live head entry ``[key, index, push number, job]`` of every non-empty shape."""
+        for shape in list(self.heaps):
+            heap = self.heaps[shape]
+            while heap and heap[0][3] is None:
+                heapq.heappop(heap)
+            if heap:
+                yield shape, heap[0]
+            else:
+                del self.heaps[shape]
+
+    def best(self, view: SchedulerView, capacity: Capacity, strict: bool = False,
+             admit: Callable[[JobInfo], bool] | None = None) -> JobInfo | None:
+        """The lowest-key pending job that can start now, or None.
+
+        ``strict``: only the lowest-key job overall may start (head-of-line blocking).
+        ``admit``: a policy rule (quota, ...) a job must also pass; shapes whose head fails
+        it are skipped this time.
+        """
+        skipped: set[Shape] = set()
+        while True:
+            best_shape, best_entry = None, None
+            for shape, entry in self.heads():
+                if shape in skipped:
+                    continue
+                job = entry[3]
+                if not strict and not (capacity.admits(job) and (admit is None or admit(job))):
+                    continue
+                if best_entry is None or entry[:2] < best_entry[:2]:
+                    best_shape, best_entry = shape, entry
+            if best_entry is None:
+                return None
+            job = best_entry[3]
+            if strict:
+                fits = capacity.admits(job) and (admit is None or admit(job)) and view.fits(job)
+                return job if fits else None
+            if view.fits(job):
+                return job
+            skipped.add(best_shape)  # the placement refused what the counts allow
+
+    def peek(self) -> JobInfo | None:
+        """The lowest-key pending job whatever its shape (None when empty)."""
+        best_entry = None
+        for _, entry in self.heads():
+            if best_entry is None or entry[:2] < best_entry[:2]:
+                best_entry = entry
+        return None if best_entry is None else best_entry[3]
+
+    def in_order(self, limit: int) -> list[JobInfo]:
+        """Up to ``limit`` pending jobs in key order (the queues are left as they were)."""
+        merged = [(entry[:2], shape) for shape, entry in self.heads()]
+        heapq.heapify(merged)
+        popped: dict[Shape, list[list[Any]]] = {}
+        out: list[JobInfo] = []
+        while merged and len(out) < limit:
+            _, shape = heapq.heappop(merged)
+            heap = self.heaps[shape]
+            entry = heapq.heappop(heap)
+            popped.setdefault(shape, []).append(entry)
+            out.append(entry[3])
+            while heap and heap[0][3] is None:
+                heapq.heappop(heap)
+            if heap:
+                heapq.heappush(merged, (heap[0][:2], shape))
+        for shape, entries in popped.items():
+            for entry in entries:
+                heapq.heappush(self.heaps[shape], entry)
+        return out

@@ -1,0 +1,202 @@
+"""Acme's policy: quota reservation for pretraining, best-effort borrowing, evaluation last.
+
+The Acme clusters guarantee resources to pretraining through resource isolation and quota
+reservation, raise utilization with a best-effort job class, and run evaluation jobs at lower
+priority on the spare capacity (acme_facts.md §1 "Scheduling policy" and §2.5; Hu et al.,
+NSDI '24). Here all of it is configuration:
+
+- ``quotas`` maps a job type to the share of the cluster's *nodes* reserved for it. A reserved
+  type may hold at most its quota's GPUs, and within it it is guaranteed: when one of its jobs
+  does not fit, best-effort jobs that borrow reserved nodes are preempted for it.
+- The nodes outside every quota are the *shared* nodes. Isolation is kept by node count (the
+  placement policy, not the scheduler, picks nodes): jobs of unreserved types may together occupy
+  at most that many nodes, so the reserved types always find their whole nodes free, which a
+  GPU count alone would not guarantee once small jobs fragment the nodes.
+- ``borrowers`` are the best-effort types: they may start on any free GPU, including on reserved
+  nodes, and are the jobs preempted when a reserved type reclaims its quota (only while
+  unreserved jobs occupy more nodes than the shared ones).
+- Every other unreserved type (by default evaluation) starts only while unreserved jobs occupy
+  fewer nodes than the shared ones, even counting every node it would take as a new one
+  (conservative: the placement may reuse an occupied node), i.e. on what the higher classes
+  left; it is never preempted.
+- A job larger than its class's whole share (quota, or shared nodes) could never start under
+  these rules; it starts when its class holds nothing else.
+- ``priorities`` maps a type to its priority class (lower first, ``default_priority`` for the
+  rest); inside a class jobs go in submission order, skipping jobs that do not fit.
+
+Default quota: pretraining reserves 60% of the nodes. [Derived assumption] Pretraining is 69.5%
+of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
+of the cluster on average; the reservation adds headroom for its 1,024-GPU peaks (§2.1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.policies.scheduling._preempt import PreemptiveScheduler
+
+
+def _default_quotas() -> dict[str, float]:
+    """Pretraining reserves 80% of the nodes (see the module docstring)."""
+    return {"Pretrain": 0.8}
+
+
+def _default_priorities() -> dict[str, int]:
+    """Pretraining first, evaluation last, every other type in between."""
+    return {"Pretrain": 0, "Eval": 2}
+
+
+def held_gpus(job: JobInfo) -> int:
+    """GPUs a running job keeps from others (multi-node gangs hold whole nodes)."""
+    return job.nodes_needed * job.per_node
+
+
+@SCHEDULERS.register("acme_reservation", "acme", "reservation")
+class AcmeReservation(PreemptiveScheduler):
+    """Per-type node quotas, best-effort borrowing with preemption, low-priority evaluation."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        """Quotas (type -> node share), priority classes (type -> class), borrowing types."""
+
+        quotas: dict = dataclasses.field(default_factory=_default_quotas)
+        priorities: dict = dataclasses.field(default_factory=_default_priorities)
+        default_priority: int = 1
+        borrowers: tuple[str, ...] = ("SFT", "MLLM", "Debug", "Other")
+        preempt_depth: int = 8
+
+        def __post_init__(self) -> None:
+            shares = {str(k): float(v) for k, v in self.quotas.items()}
+            if any(not 0.0 <= s <= 1.0 for s in shares.values()) or sum(shares.values()) > 1.0:
+                raise ValueError(f"quotas must be shares in [0, 1] summing to <= 1, got {shares}")
+            clash = set(shares) & set(self.borrowers)
+            if clash:
+                raise ValueError(f"types {sorted(clash)} cannot both have a quota and borrow")
+            object.__setattr__(self, "quotas", shares)
+            object.__setattr__(self, "priorities",
+                               {str(k): int(v) for k, v in self.priorities.items()})
+            object.__setattr__(self, "borrowers", tuple(self.borrowers))
+
+    def __init__(self, config: Config | None = None) -> None:
+        super().__init__(config)
+        self.borrower_types = frozenset(self.config.borrowers)
+        self.used: dict[str, int] = {}
+        """GPUs held per reserved type."""
+        self.guarantee: dict[str, int] | None = None
+        """GPUs reserved per type (whole nodes)."""
+        self.shared_nodes = 0
+        self.jobs_on: dict[int, int] = {}
+        """Unreserved jobs per node (nodes with at least one)."""
+        self.borrowing: dict[int, JobInfo] = {}
+        """Running jobs of borrowing types."""
+        self.nodes_of: dict[int, list[int]] = {}
+        """Nodes of each running unreserved job (grants are gone once a job stops)."""
+        self.admit_rule = self.admit
+
+    # ------------------------------------------------------------------ capacities
+    def _size(self, view: SchedulerView) -> None:
+        """Turn quota shares into node and GPU counts once the cluster is known."""
+        cluster = view.cluster
+        nodes = {t: math.floor(s * cluster.num_nodes) for t, s in self.config.quotas.items()}
+        self.guarantee = {t: n * cluster.gpus_per_node for t, n in nodes.items()}
+        self.shared_nodes = cluster.num_nodes - sum(nodes.values())
+
+    def borrowed_nodes(self) -> int:
+        """Nodes unreserved jobs occupy beyond the shared ones."""
+        return max(0, len(self.jobs_on) - self.shared_nodes)
+
+    def reserved(self, job: JobInfo) -> bool:
+        """Whether the job's type has a quota."""
+        return job.type in self.config.quotas
+
+    # ------------------------------------------------------------------ ranking
+    def lane(self, job: JobInfo) -> str:
+        """One queue per type, so a type at its quota never hides another."""
+        return job.type
+
+    def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, float]:
+        """(priority class, submission time)."""
+        if self.guarantee is None:
+            self._size(view)
+        return (self.config.priorities.get(job.type, self.config.default_priority),
+                job.submit_time)
+
+    def admit(self, job: JobInfo) -> bool:
+        """Reserved types within quota; borrowers anywhere; the rest within the shared nodes."""
+        if job.pool != "gpu":
+            return True
+        assert self.guarantee is not None
+        quota = self.guarantee.get(job.type)
+        if quota is not None:
+            used = self.used.get(job.type, 0)
+            return used + held_gpus(job) <= quota or (used == 0 and held_gpus(job) > quota)
+        if job.type in self.borrower_types:
+            return True
+        occupied = len(self.jobs_on)
+        return (occupied + job.nodes_needed <= self.shared_nodes
+                or (occupied == 0 and job.nodes_needed > self.shared_nodes))
+
+    def rank(self, job: JobInfo, view: SchedulerView) -> int:
+        """Reserved types within their guarantee outrank borrowers; nothing else preempts."""
+        return 0 if self.reserved(job) and self.admit(job) else 2
+
+    def worst_rank(self, view: SchedulerView) -> int | None:
+        """Borrowers are preemptible while unreserved jobs occupy reserved nodes."""
+        return 1 if self.borrowing and self.borrowed_nodes() > 0 else None
+
+    def victims(self, view: SchedulerView, rank: int) -> list[JobInfo]:
+        """Borrowing jobs: lowest priority class first, then the most recently started."""
+        default = self.config.default_priority
+        priorities = self.config.priorities
+        running = [job for job in self.borrowing.values() if job.status == "running"]
+        return sorted(running, key=lambda j: (-priorities.get(j.type, default), -j.last_start,
+                                              -j.index))
+
+    def preempt_budget(self, view: SchedulerView) -> float:
+        """At most the GPUs of the borrowed nodes may be reclaimed in one pass."""
+        return float(self.borrowed_nodes() * view.cluster.gpus_per_node)
+
+    # ------------------------------------------------------------------ accounting
+    def _account(self, job: JobInfo, sign: int) -> None:
+        """Add (``sign=1``) or remove (``-1``) a running job from the counters.
+
+        The engine reports a stopped job when it is requeued (or ends), so a job held after a
+        failure still counts until then.
+        """
+        if job.pool != "gpu":
+            return
+        if self.reserved(job):
+            self.used[job.type] = self.used.get(job.type, 0) + sign * held_gpus(job)
+            return
+        if sign > 0:
+            self.nodes_of[job.index] = [node for node, _ in job.grants]
+        nodes = self.nodes_of.get(job.index, []) if sign > 0 else self.nodes_of.pop(job.index, [])
+        for node in nodes:
+            count = self.jobs_on.get(node, 0) + sign
+            if count:
+                self.jobs_on[node] = count
+            else:
+                del self.jobs_on[node]
+        if job.type in self.borrower_types:
+            if sign > 0:
+                self.borrowing[job.index] = job
+            else:
+                self.borrowing.pop(job.index, None)
+
+    def on_start(self, job: JobInfo, view: SchedulerView) -> None:
+        """Count the job."""
+        super().on_start(job, view)
+        self._account(job, 1)
+
+    def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
+        """Uncount the job (its grants are still readable) and queue it again."""
+        self._account(job, -1)
+        super().on_requeue(job, view)
+
+    def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
+        """Uncount the job."""
+        self._account(job, -1)
+        super().on_finish(job, view)

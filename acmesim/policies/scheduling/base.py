@@ -1,0 +1,70 @@
+"""The scheduler interface: a policy reads a ``SchedulerView`` and returns a ``Decision``.
+
+The engine runs one *scheduling pass* per simulated timestamp, after every event at that time
+(arrivals, completions, failures, ...) has been applied; it calls ``Scheduler.schedule(view)``
+and then
+
+1. preempts every job of ``decision.preempt`` (releasing its GPUs, requeueing it), and
+2. draws the jobs of ``decision.start`` one at a time, placing and starting each before drawing
+   the next. So a generator can look at the live view between its yields and sees the GPUs its
+   earlier starts took. A job that cannot be placed stays pending.
+
+If a pass makes new events due at the same time (a zero-length job ends at once), another pass
+follows at that time. Schedulers never touch the simulation; they keep incremental state (e.g. a
+priority queue) through the ``on_*`` callbacks, which the engine calls as things happen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from acmesim.model.view import JobInfo, SchedulerView
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """A pass's outcome: running jobs to preempt (applied first) and pending jobs to start.
+
+    ``start`` may be a generator; the engine consumes it lazily (see the module docstring).
+    """
+
+    start: Iterable[JobInfo] = ()
+    preempt: Iterable[JobInfo] = ()
+
+
+NOTHING = Decision()
+"""The decision to do nothing this pass."""
+
+
+class Scheduler:
+    """Base class of every scheduler plug-in (register with ``SCHEDULERS.register``)."""
+
+    registry_name: ClassVar[str] = "scheduler"
+
+    def __init__(self, config: Any = None) -> None:
+        self.config = config
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        """Decide which running jobs to preempt and which pending jobs to start now."""
+        raise NotImplementedError
+
+    def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
+        """A job entered the pending queue for the first time."""
+
+    def on_start(self, job: JobInfo, view: SchedulerView) -> None:
+        """A pending job started running."""
+
+    def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
+        """A running job went back to the pending queue (preempted or interrupted)."""
+
+    def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
+        """A job ended for good (its GPUs are already released)."""
+
+    def summary_fields(self) -> dict[str, Any]:
+        """Extra summary.csv fields the scheduler reports after a run (e.g. prediction error).
+
+        Keys must be summary columns (``acmesim.metrics.schema.SUMMARY``); default: none.
+        """
+        return {}

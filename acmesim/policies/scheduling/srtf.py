@@ -1,0 +1,82 @@
+"""SRTF: shortest remaining time first, preemptive.
+
+A pending job whose (estimated) remaining run time is shorter than a running job's may preempt
+it: the planner (``_preempt``) stops the running jobs with the longest remaining time on the
+node(s) the pending job needs, and the stopped jobs wait with their remaining work as their
+priority. With the oracle predictor (default) remaining time is exact, an upper bound on what
+a real scheduler could do; Lucid's simulator ranks running and pending jobs the same way
+(S-Lab-System-Group/Lucid, ``simulation/policy/srtf.py``). A running job's remaining time is
+counted to its estimated end, restart overhead included; a job that outlives its estimate is
+treated as about to finish (remaining 0) and is never preempted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+
+from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.policies.scheduling._preempt import PreemptiveScheduler
+
+
+@SCHEDULERS.register("srtf", "shortest_remaining_time_first")
+class ShortestRemainingTimeFirst(PreemptiveScheduler):
+    """Preemptive shortest (estimated) remaining time first."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        """Predictor, head-of-line blocking, and how many pending jobs may preempt per pass."""
+
+        predictor: str = "oracle"
+        head_of_line: bool = False
+        preempt_depth: int = 8
+
+    def __init__(self, config: Config | None = None) -> None:
+        super().__init__(config)
+        self.ends: dict[int, float] = {}
+        """Estimated end of each running GPU job."""
+        self._latest: list[tuple[float, int, float]] = []
+        """Max-heap (negated end, index, end) of running jobs; stale entries skipped."""
+
+    def key(self, job: JobInfo, view: SchedulerView) -> float:
+        """Estimated remaining run time (s)."""
+        return self.remaining_estimate(job)
+
+    def rank(self, job: JobInfo, view: SchedulerView) -> float:
+        """Pending jobs preempt by their estimated remaining time."""
+        return self.remaining_estimate(job)
+
+    def on_start(self, job: JobInfo, view: SchedulerView) -> None:
+        """Remember when the job should end."""
+        super().on_start(job, view)
+        if job.pool == "gpu":
+            end = job.last_start + job.overhead + self.remaining_estimate(job)
+            self.ends[job.index] = end
+            heapq.heappush(self._latest, (-end, job.index, end))
+
+    def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
+        """Forget the stopped job's end and queue it again."""
+        self.ends.pop(job.index, None)
+        super().on_requeue(job, view)
+
+    def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
+        """Forget the finished job's end."""
+        self.ends.pop(job.index, None)
+        super().on_finish(job, view)
+
+    def worst_rank(self, view: SchedulerView) -> float | None:
+        """Longest remaining time among running jobs."""
+        heap = self._latest
+        while heap and (self.ends.get(heap[0][1]) != heap[0][2] or heap[0][1] not in view.running):
+            heapq.heappop(heap)
+        return max(heap[0][2] - view.now, 0.0) if heap else None
+
+    def victims(self, view: SchedulerView, rank: float) -> list[JobInfo]:
+        """Running jobs with more remaining time than ``rank``, longest first."""
+        now = view.now
+        running = view.running
+        later = [(end, index) for index, end in self.ends.items()
+                 if end - now > rank and index in running]
+        later.sort(reverse=True)
+        return [view.running[index] for _, index in later]

@@ -1,0 +1,192 @@
+"""What ``acmesim replay`` tells a user about a run: a short summary, and whether to skip it.
+
+Hydra-free: reads the result files a replay wrote (``summary.csv``, ``jobs.csv``,
+``config.yaml``) and formats them for a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from acmesim.config import ReplayConfig
+from acmesim.core.atomic import atomic_write_csv
+from acmesim.core.errors import AcmesimError
+from acmesim.rundirs import COMPLETE, SUMMARY_FILE, read_run
+
+CONFIG_FILE = "config.yaml"
+IGNORED_FOR_SKIP = ("progress", "run_id")
+"""ReplayConfig fields that do not change a run's results."""
+
+
+def config_record(config: ReplayConfig) -> dict[str, Any]:
+    """``config`` as the engine records it in config.yaml, minus display-only fields."""
+    from acmesim.engine.replay import config_data
+
+    record = _plain(config_data(config))
+    for key in IGNORED_FOR_SKIP:
+        record.pop(key, None)
+    return record
+
+
+def _plain(value: Any) -> Any:
+    """Mappings, tuples and lists as plain dicts and lists (YAML-comparable)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def recorded_config(run_dir: Path) -> dict[str, Any] | None:
+    """The configuration a previous replay recorded in ``run_dir/config.yaml``, if readable."""
+    path = Path(run_dir) / CONFIG_FILE
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    for key in IGNORED_FOR_SKIP:
+        data.pop(key, None)
+    return _plain(data)
+
+
+def is_complete(run_dir: Path, config: ReplayConfig) -> bool:
+    """True when ``run_dir`` holds an error-free result of exactly this configuration."""
+    if read_run(run_dir).status != COMPLETE:
+        return False
+    return recorded_config(run_dir) == config_record(config)
+
+
+def write_failure_summary(run_dir: Path, error: str) -> None:
+    """Record a run that failed before the engine could write its own summary."""
+    atomic_write_csv(Path(run_dir) / SUMMARY_FILE, pd.DataFrame({"error": [error]}))
+
+
+def seconds(column: pd.Series) -> pd.Series:
+    """A time column as float seconds (timestamps become seconds since the epoch)."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return (column - pd.Timestamp(0, tz=column.dt.tz)).dt.total_seconds()
+    converted = pd.to_numeric(column, errors="coerce")
+    if converted.notna().any() or column.isna().all():
+        return converted.astype(float)
+    stamps = pd.to_datetime(column, utc=True, errors="coerce")
+    return (stamps - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+
+
+def job_delays(jobs: pd.DataFrame) -> pd.DataFrame:
+    """``type``, ``queue_delay`` and ``jct`` (s) per job, from the columns a jobs table has."""
+    out = pd.DataFrame({"type": jobs["type"].astype(str) if "type" in jobs else "all"})
+    submit = seconds(jobs["submit_time"]) if "submit_time" in jobs else None
+    for metric, origin in (("queue_delay", "start_time"), ("jct", "end_time")):
+        if metric in jobs:
+            out[metric] = pd.to_numeric(jobs[metric], errors="coerce")
+        elif submit is not None and origin in jobs:
+            out[metric] = seconds(jobs[origin]) - submit
+        else:
+            raise AcmesimError(f"jobs table has neither {metric!r} nor submit/{origin} columns")
+    return out
+
+
+def by_type_table(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Per job type: jobs, mean and median queue delay, mean and median JCT (s)."""
+    delays = job_delays(jobs)
+    table = delays.groupby("type").agg(
+        jobs=("jct", "size"),
+        queue_mean=("queue_delay", "mean"),
+        queue_p50=("queue_delay", "median"),
+        jct_mean=("jct", "mean"),
+        jct_p50=("jct", "median"),
+    )
+    return table.sort_values("jobs", ascending=False)
+
+
+def duration_text(value: Any) -> str:
+    """Seconds as a short human duration (``0.42 s``, ``12.5 min``, ``3.2 h``, ``4.1 d``)."""
+    try:
+        seconds_ = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    if seconds_ != seconds_:
+        return "-"
+    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if abs(seconds_) >= size:
+            return f"{seconds_ / size:.1f} {unit}"
+    return f"{seconds_:.3g} s"
+
+
+def _number(value: Any, unit: str = "") -> str:
+    """A summary value for display: durations humanized, fractions as percent."""
+    if unit == "s":
+        return duration_text(value)
+    if unit == "GPU-s":
+        return _number(float(value) / 3600.0) if value is not None else "-"
+    if unit == "%":
+        try:
+            return f"{float(value) * 100:.1f} %"
+        except (TypeError, ValueError):
+            return "-"
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+HEADLINE: tuple[tuple[str, str, str], ...] = (
+    ("simulated_jobs", "jobs", ""),
+    ("makespan", "makespan", "s"),
+    ("gpu_utilization", "GPU utilization", "%"),
+    ("queue_delay_mean", "mean queue delay", "s"),
+    ("jct_mean", "mean JCT", "s"),
+    ("lost_gpu_time", "GPU-hours lost", "GPU-s"),
+    ("failures", "failures", ""),
+    ("wall_time", "wall time", "s"),
+)
+"""Summary fields shown (``acmesim.metrics.schema.SUMMARY``): key, label, unit of the value."""
+
+
+def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool = False) -> str:
+    """A short human summary of a finished replay and where its files are."""
+    summary = dict(getattr(result, "summary", None) or {})
+    shown = [(label, _number(summary[key], unit)) for key, label, unit in HEADLINE
+             if summary.get(key) is not None and summary[key] == summary[key]]
+    if brief:
+        status = f"failed: {result.error}" if result.error else ", ".join(
+            f"{label} {value}" for label, value in shown[:5])
+        return f"{run_dir}: {config.run_id or 'default'}: {status}"
+    lines = [
+        f"replayed trace {config.trace.name!r} on cluster {config.cluster.name!r}: scheduler "
+        f"{config.scheduler.name}, placement {config.placement.name}, failure "
+        f"{config.failure.name}, checkpoint {config.checkpoint.name}, mode {config.mode}, "
+        f"seed {config.seed}",
+    ]
+    if result.error:
+        lines[0] = "failed to replay" + lines[0].removeprefix("replayed")
+    else:
+        lines += [f"  {label:<16} {value}" for label, value in shown]
+        lines += _type_lines(Path(run_dir) / "jobs.csv")
+    files = ", ".join(sorted(p.name for p in Path(run_dir).glob("*.csv")))
+    lines.append(f"results in {run_dir} ({files}, config.yaml)")
+    return "\n".join(lines)
+
+
+def _type_lines(jobs_csv: Path) -> list[str]:
+    """The per-job-type table of queue delay and JCT, as indented text lines."""
+    if not jobs_csv.is_file():
+        return []
+    try:
+        table = by_type_table(pd.read_csv(jobs_csv))
+    except (AcmesimError, KeyError, ValueError):
+        return []
+    lines = [f"  {'job type':<10} {'jobs':>7}  {'queue mean':>10} {'queue p50':>10}  "
+             f"{'JCT mean':>10} {'JCT p50':>10}"]
+    for job_type, row in table.iterrows():
+        lines.append(
+            f"  {job_type!s:<10} {int(row.jobs):>7}  {duration_text(row.queue_mean):>10} "
+            f"{duration_text(row.queue_p50):>10}  {duration_text(row.jct_mean):>10} "
+            f"{duration_text(row.jct_p50):>10}")
+    return lines

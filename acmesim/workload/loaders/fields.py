@@ -1,0 +1,98 @@
+"""Column parsers shared by the trace formats: each returns values plus the checks it implies.
+
+All work is vectorized; a field that is empty or cannot be parsed yields a ``Check`` whose mask
+marks exactly the offending rows, so the reader can name the first bad line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from acmesim.workload import validation as rules
+from acmesim.workload.validation import Check
+
+EPOCH = "epoch seconds"
+"""Pseudo-format: timestamps are (possibly fractional) seconds since 1970-01-01 UTC."""
+
+
+def column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """A raw column of the parsed file (all-missing when the file lacks it)."""
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series(np.full(len(frame), np.nan, dtype=object), index=frame.index)
+
+
+def text(frame: pd.DataFrame, name: str, checks: list[Check], *,
+         required: bool = True) -> pd.Series:
+    """A text column as ``str`` values; empty fields are errors when ``required``."""
+    raw = column(frame, name)
+    if required:
+        checks.append(rules.missing(raw, name, "a non-empty value"))
+    return raw.astype("str")
+
+
+def numbers(frame: pd.DataFrame, name: str, checks: list[Check], *, required: bool = True,
+            count: bool = False, integral: bool = True, scale: float = 1.0) -> np.ndarray:
+    """A numeric column as float64 (NaN when empty), checked for presence and parseability.
+
+    ``count`` adds the count rules: not negative and, when ``integral``, a whole number.
+    ``scale`` multiplies the parsed values (PAI stores GPU and CPU counts in percent).
+    """
+    raw = column(frame, name)
+    if raw.dtype == np.float64:
+        values = raw.to_numpy(dtype=np.float64, copy=True)
+    else:
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64,
+                                                              na_value=np.nan)
+        checks.append(rules.unparsable(raw, np.isnan(values), name, "a number"))
+    if required:
+        checks.append(rules.missing(raw, name, "a number"))
+    if count:
+        checks.append(rules.negative(values, raw, name))
+        if integral:
+            checks.append(rules.not_integral(values, raw, name))
+    return values * scale if scale != 1.0 else values
+
+
+def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
+               timezone: str | None = None, required: bool = True) -> pd.Series:
+    """A timestamp column as timezone-aware UTC (``datetime64[ns, UTC]``; NaT when empty).
+
+    ``fmt`` is a ``strptime`` format or ``EPOCH``. A format without ``%z`` reads naive local
+    times, which are taken to be in ``timezone`` (ambiguous or missing DST times are errors).
+    """
+    raw = column(frame, name)
+    if required:
+        checks.append(rules.missing(raw, name, "a timestamp"))
+    if fmt == EPOCH:
+        seconds = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64,
+                                                               na_value=np.nan)
+        parsed = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=raw.index)
+        expected = "seconds since 1970-01-01 UTC"
+    elif "%z" in fmt:
+        parsed = pd.to_datetime(raw, format=fmt, errors="coerce", utc=True)
+        expected = f"a timestamp like {_example(fmt)}"
+    else:
+        naive = pd.to_datetime(raw, format=fmt, errors="coerce")
+        parsed = naive.dt.tz_localize(timezone or "UTC", ambiguous="NaT", nonexistent="NaT")
+        parsed = parsed.dt.tz_convert("UTC")
+        expected = f"a timestamp like {_example(fmt)} ({timezone or 'UTC'} local time)"
+    parsed = parsed.astype("datetime64[ns, UTC]")
+    checks.append(rules.unparsable(raw, parsed.isna().to_numpy(), name, expected,
+                                   reason="unparsable timestamp"))
+    return parsed
+
+
+def seconds_between(start: pd.Series, end: pd.Series) -> np.ndarray:
+    """``end - start`` in float seconds (NaN where either is missing)."""
+    delta = (end - start).to_numpy(dtype="timedelta64[ns]")
+    result = delta.astype(np.int64).astype(np.float64) / 1e9
+    result[np.isnat(delta)] = np.nan
+    return result
+
+
+def _example(fmt: str) -> str:
+    """An example timestamp in ``strptime`` format ``fmt``."""
+    sample = pd.Timestamp("2023-03-01 00:18:22", tz="Asia/Shanghai")
+    return sample.strftime(fmt).replace("+0800", "+08:00")

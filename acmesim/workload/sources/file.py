@@ -1,0 +1,44 @@
+"""Any trace file ``acmesim.load_trace`` reads (Acme Seren/Kalos, Philly, Helios, PAI)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from acmesim.core.errors import ConfigError
+from acmesim.workload.sources import TRACES
+
+
+@TRACES.register("file")
+class FileTrace:
+    """Reads a trace file from disk; ``format="auto"`` detects the schema from the header."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        """Where the file is and how to read it (the options of ``acmesim.load_trace``)."""
+
+        path: str
+        format: str = "auto"
+        errors: Literal["raise", "drop"] = "raise"
+        gpu_only: bool = False
+        format_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __init__(self, config: Config) -> None:
+        if not config.path:
+            raise ConfigError("trace 'file' needs a path (trace.path=FILE)")
+        if config.errors not in ("raise", "drop"):
+            raise ConfigError(f"trace 'file' option 'errors' must be raise or drop, "
+                              f"got {config.errors!r}")
+        self.config = config
+
+    def load(self) -> pd.DataFrame:
+        """The file's jobs as a normalized job table."""
+        from acmesim import load_trace
+
+        return load_trace(
+            Path(self.config.path), format=self.config.format, errors=self.config.errors,
+            gpu_only=self.config.gpu_only, format_options=dict(self.config.format_options),
+        )

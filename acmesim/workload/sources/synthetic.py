@@ -1,0 +1,31 @@
+"""A synthetic trace calibrated to Seren or Kalos, generated on the fly from a seed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from acmesim.workload.sources import TRACES
+
+
+@TRACES.register("synthetic")
+class SyntheticTrace:
+    """Generates ``days`` of a cluster profile's workload with its own ``seed``."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        """Which cluster profile, how many days, which seed."""
+
+        profile: str = "seren"
+        days: float = 7.0
+        seed: int = 0
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def load(self) -> pd.DataFrame:
+        """The generated jobs as a normalized job table."""
+        from acmesim.workload.synthetic import generate_trace
+
+        return generate_trace(self.config.profile, self.config.days, self.config.seed)

@@ -1,0 +1,249 @@
+"""Vectorized validation of trace rows: one boolean mask per rule, mapped back to file lines.
+
+A format turns its raw columns into normalized ones and collects ``Check`` objects (a mask of
+offending rows plus what was expected). ``apply_checks`` then either raises a ``TraceError`` for
+the first offending row in file order (strict mode) or drops every offending row and returns a
+``LoadReport`` saying how many rows were dropped for which reason, with examples (lenient mode).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from acmesim.core.errors import TraceError
+
+ErrorMode = Literal["raise", "drop"]
+ERROR_MODES: tuple[str, ...] = ("raise", "drop")
+
+EXAMPLES_PER_REASON = 3
+"""How many example rows a report keeps for each reason a row was dropped."""
+
+Expected = str | Callable[[int], str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """One validation rule evaluated on every row: ``mask`` marks the rows that break it."""
+
+    reason: str
+    column: str | None
+    mask: np.ndarray
+    values: Any = None
+    expected: Expected | None = None
+
+    def value_at(self, row: int) -> Any:
+        """The offending value of ``row`` as it should be shown to a user."""
+        if self.values is None:
+            return None
+        value = self.values.iloc[row] if isinstance(self.values, pd.Series) else self.values[row]
+        return display_value(value)
+
+    def expected_at(self, row: int) -> str | None:
+        """What the rule expected at ``row``."""
+        return self.expected(row) if callable(self.expected) else self.expected
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One dropped or rejected row: why, where (file line and column) and the bad value."""
+
+    reason: str
+    line: int
+    column: str | None
+    value: Any
+    expected: str | None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" + (f", column {self.column!r}" if self.column else "")
+        text = f"{where}: {self.reason}"
+        if self.value is not None:
+            text += f" (got {self.value!r}" + (f", expected {self.expected})" if self.expected
+                                               else ")")
+        elif self.expected:
+            text += f" (expected {self.expected})"
+        return text
+
+
+@dataclasses.dataclass
+class LoadReport:
+    """What loading a trace did: rows read, kept and dropped (per reason, with examples)."""
+
+    path: str
+    format: str
+    rows_read: int = 0
+    rows_kept: int = 0
+    dropped: dict[str, int] = dataclasses.field(default_factory=dict)
+    examples: list[Problem] = dataclasses.field(default_factory=list)
+    cpu_jobs_filtered: int = 0
+
+    @property
+    def rows_dropped(self) -> int:
+        """Rows dropped because they failed validation (lenient mode only)."""
+        return sum(self.dropped.values())
+
+    def summary(self) -> str:
+        """A few human-readable lines describing the load."""
+        lines = [f"{self.path} ({self.format}): read {self.rows_read} rows, kept {self.rows_kept}"]
+        for reason, count in self.dropped.items():
+            lines.append(f"  dropped {count} rows: {reason}")
+        if self.cpu_jobs_filtered:
+            lines.append(f"  filtered {self.cpu_jobs_filtered} CPU-only jobs (gpu_only=True)")
+        lines.extend(f"  e.g. {problem}" for problem in self.examples)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def display_value(value: Any) -> Any:
+    """A value as a user would recognise it: integral floats as ints, missing as None."""
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, float | np.floating):
+        if np.isnan(value):
+            return None
+        return int(value) if float(value).is_integer() else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, pd.Timestamp):
+        return str(value)
+    return value
+
+
+def apply_checks(
+    checks: Sequence[Check],
+    n_rows: int,
+    *,
+    errors: ErrorMode,
+    path: str,
+    line_of: Callable[[int], int],
+    report: LoadReport,
+) -> np.ndarray:
+    """Enforce ``checks``: raise on the first bad row, or return the mask of rows to keep.
+
+    In ``drop`` mode each dropped row is counted once, under the first rule (in ``checks``
+    order) that it breaks; ``report`` receives the counts and examples.
+    """
+    if errors == "raise":
+        _raise_first(checks, path, line_of)
+        return np.ones(n_rows, dtype=bool)
+    bad = np.zeros(n_rows, dtype=bool)
+    for check in checks:
+        fresh = check.mask & ~bad
+        count = int(fresh.sum())
+        if count:
+            report.dropped[check.reason] = report.dropped.get(check.reason, 0) + count
+            for row in np.flatnonzero(fresh)[:EXAMPLES_PER_REASON]:
+                report.examples.append(_problem(check, int(row), line_of))
+            bad |= fresh
+    report.examples.sort(key=lambda problem: problem.line)
+    return ~bad
+
+
+def _raise_first(checks: Sequence[Check], path: str, line_of: Callable[[int], int]) -> None:
+    """Raise a ``TraceError`` for the earliest offending row (earliest rule on ties)."""
+    first: tuple[int, Check] | None = None
+    for check in checks:
+        if check.mask.any():
+            row = int(np.argmax(check.mask))
+            if first is None or row < first[0]:
+                first = (row, check)
+    if first is None:
+        return
+    row, check = first
+    problem = _problem(check, row, line_of)
+    raise TraceError(path, check.reason, line=problem.line, column=check.column,
+                     value=problem.value, expected=problem.expected)
+
+
+def _problem(check: Check, row: int, line_of: Callable[[int], int]) -> Problem:
+    """The ``Problem`` describing ``row`` under ``check``."""
+    return Problem(check.reason, line_of(row), check.column, check.value_at(row),
+                   check.expected_at(row))
+
+
+def missing(raw: pd.Series, column: str, expected: str) -> Check:
+    """Rows whose field ``column`` is empty."""
+    return Check("missing value", column, raw.isna().to_numpy(), None, expected)
+
+
+def unparsable(raw: pd.Series, parsed_missing: np.ndarray, column: str, expected: str,
+               reason: str = "unparsable value") -> Check:
+    """Rows with a non-empty field that could not be parsed."""
+    return Check(reason, column, raw.notna().to_numpy() & parsed_missing, raw, expected)
+
+
+def negative(values: np.ndarray, raw: pd.Series, column: str) -> Check:
+    """Rows with a negative count."""
+    return Check("negative count", column, values < 0, raw, "a count >= 0")
+
+
+def not_integral(values: np.ndarray, raw: pd.Series, column: str) -> Check:
+    """Rows whose count is not a whole number."""
+    with np.errstate(invalid="ignore"):
+        mask = np.isfinite(values) & (values != np.round(values))
+    return Check("count is not a whole number", column, mask, raw, "a whole number")
+
+
+def time_order(earlier: pd.Series, later: pd.Series, *, raw_earlier: pd.Series,
+               raw_later: pd.Series, reason: str, column: str, earlier_name: str) -> Check:
+    """Rows where timestamp ``later`` precedes ``earlier`` (both present)."""
+    mask = (later < earlier).to_numpy(dtype=bool, na_value=False)
+    return Check(reason, column, mask, raw_later,
+                 lambda row: f"not before {earlier_name} {display_value(raw_earlier.iloc[row])}")
+
+
+def disagreement(
+    recorded: np.ndarray,
+    derived: np.ndarray,
+    raw: pd.Series,
+    *,
+    column: str,
+    formula: str,
+    abs_tol: float = 0.0,
+    rel_tol: float = 0.0,
+    render: Callable[[float], Any] = display_value,
+) -> Check:
+    """Rows where a recorded quantity differs from the value the other columns imply.
+
+    ``render`` shows a derived value to the user (e.g. epoch seconds as a timestamp).
+    """
+    with np.errstate(invalid="ignore"):
+        tolerance = np.maximum(abs_tol, rel_tol * np.abs(derived))
+        mask = np.abs(recorded - derived) > tolerance
+    mask &= np.isfinite(recorded) & np.isfinite(derived)
+
+    def expected(row: int) -> str:
+        slack = f" within {abs_tol:g} s" if abs_tol else f" within relative {rel_tol:g}"
+        return f"{render(derived[row])} (= {formula}){slack}"
+
+    return Check(f"{column} disagrees with {formula}", column, mask, raw, expected)
+
+
+def duplicated_ids(ids: pd.Series, line_of: Callable[[int], int], column: str) -> Check:
+    """Rows repeating a job id already seen on an earlier line."""
+    mask = ids.duplicated(keep="first").to_numpy()
+    if not mask.any():
+        return Check("duplicate job id", column, mask)
+    first_row = pd.Series(np.arange(len(ids))).groupby(ids.to_numpy()).transform("min")
+
+    def expected(row: int) -> str:
+        return f"a unique job id (first used on line {line_of(int(first_row.iloc[row]))})"
+
+    return Check("duplicate job id", column, mask, ids, expected)
+
+
+def outside(values: pd.Series, allowed: Sequence[str], column: str, reason: str) -> Check:
+    """Rows whose value is present but not one of ``allowed``."""
+    mask = (values.notna() & ~values.isin(list(allowed))).to_numpy()
+    return Check(reason, column, mask, values, "one of " + ", ".join(allowed))
+
+
+def above(values: np.ndarray, raw: pd.Series, limit: int, column: str, reason: str) -> Check:
+    """Rows whose value exceeds ``limit``."""
+    return Check(reason, column, values > limit, raw, f"at most {limit}")

@@ -1,0 +1,176 @@
+"""The synthetic trace generator: determinism, schema round trip, feasibility, structure."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from acmesim import load_trace
+from acmesim.core.errors import ConfigError, UnknownNameError
+from acmesim.workload.formats import write_acme_csv
+from acmesim.workload.schema import FINAL_STATES, NORMALIZED_COLUMNS
+from acmesim.workload.synthetic import (
+    check_feasibility,
+    generate_trace,
+    get_profile,
+    profile_names,
+    register_profile,
+    sample_trace_path,
+)
+from acmesim.workload.synthetic.sample import SAMPLE_DAYS, SAMPLE_PROFILE, SAMPLE_SEED
+from acmesim.workload.targets import cluster_targets
+
+
+@pytest.fixture(scope="module")
+def seren() -> pd.DataFrame:
+    return generate_trace("seren", 2, 11)
+
+
+@pytest.fixture(scope="module")
+def kalos() -> pd.DataFrame:
+    return generate_trace("kalos", 8, 11)
+
+
+def test_same_arguments_give_the_same_table_and_another_seed_another(seren):
+    again = generate_trace("seren", 2, 11)
+    pd.testing.assert_frame_equal(seren, again)
+    other = generate_trace("seren", 2, 12)
+    assert len(other) != len(seren) or not other["submit_time"].equals(seren["submit_time"])
+
+
+def test_same_arguments_give_the_same_bytes(tmp_path, kalos):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    write_acme_csv(kalos, first, "kalos")
+    write_acme_csv(generate_trace("kalos", 8, 11), second, "kalos")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_table_has_the_normalized_columns_and_values(seren):
+    assert list(seren.columns[: len(NORMALIZED_COLUMNS)]) == list(NORMALIZED_COLUMNS)
+    assert seren["job_id"].is_unique
+    assert set(seren["state"]) <= set(FINAL_STATES)
+    assert set(seren["type"]) <= {t.name for t in get_profile("seren").types}
+    assert (seren["start_time"] >= seren["submit_time"]).all()
+    assert (seren["end_time"] >= seren["start_time"]).all()
+    run = (seren["end_time"] - seren["start_time"]).dt.total_seconds()
+    assert np.allclose(run, seren["run_time"])
+    assert seren["submit_time"].is_monotonic_increasing
+    start = pd.Timestamp(get_profile("seren").start)
+    assert seren["submit_time"].min() >= start
+    assert seren["submit_time"].max() < start + pd.Timedelta(days=2)
+
+
+@pytest.mark.parametrize("cluster", ["seren", "kalos"])
+def test_written_trace_reads_back_as_the_same_jobs(tmp_path, cluster, seren, kalos):
+    jobs = {"seren": seren, "kalos": kalos}[cluster]
+    path = tmp_path / f"trace_{cluster}.csv"
+    write_acme_csv(jobs, path, cluster)
+    back = load_trace(path)
+    assert back.attrs["load_report"].format == cluster
+    for column in NORMALIZED_COLUMNS:
+        assert back[column].astype(str).tolist() == jobs[column].astype(str).tolist(), column
+    if cluster == "kalos":
+        for column in ("fail_time", "stop_time"):
+            assert back[column].astype(str).tolist() == jobs[column].astype(str).tolist()
+
+
+def test_kalos_file_counts_duration_from_submission(tmp_path, kalos):
+    path = tmp_path / "k.csv"
+    write_acme_csv(kalos, path, "kalos")
+    raw = pd.read_csv(path)
+    submit = pd.to_datetime(raw["submit_time"])
+    end = pd.to_datetime(raw["end_time"])
+    assert ((end - submit).dt.total_seconds() == raw["duration"]).all()
+    assert raw["job_id"].str.fullmatch(r"dlc[0-9a-z]{13}").all()
+    assert raw["user"].str.fullmatch(r"uf\d{3}").all()
+
+
+@pytest.mark.parametrize("cluster", ["seren", "kalos"])
+def test_recorded_start_times_fit_on_the_cluster(cluster, seren, kalos):
+    jobs = {"seren": seren, "kalos": kalos}[cluster]
+    targets = cluster_targets(cluster)
+    report = check_feasibility(jobs, targets.nodes, targets.gpus_per_node)
+    assert report.ok, report.message
+    assert report.peak_gpus <= targets.gpus
+    squeezed = check_feasibility(jobs, report.peak_nodes - 1, targets.gpus_per_node)
+    assert not squeezed.ok  # the checker is tight: one node fewer does not fit
+
+
+def test_evaluation_jobs_arrive_in_batches(seren):
+    evals = seren[seren["type"] == "Eval"]
+    batches = evals.groupby(["user", "submit_time"]).size()
+    assert batches.max() >= 30
+    assert batches[batches >= 10].sum() > 0.5 * len(evals)
+    # a batch evaluates one checkpoint: one GPU count per batch
+    sizes = evals.groupby(["user", "submit_time"])["gpu_num"].nunique()
+    assert (sizes == 1).all()
+
+
+def test_pretraining_runs_are_restart_chains(kalos):
+    pre = kalos[kalos["type"] == "Pretrain"].sort_values("submit_time")
+    chains = 0
+    for _, group in pre.groupby(["user", "gpu_num"]):
+        gaps = (group["submit_time"].iloc[1:].to_numpy()
+                - group["end_time"].iloc[:-1].to_numpy()) / np.timedelta64(1, "s")
+        chains += int(((gaps >= 0) & (gaps <= 2 * 86400)).sum())
+    assert chains >= 10  # resubmitted after the previous run of the same user and size ended
+    assert (pre["gpu_num"] >= 96).all()
+
+
+@pytest.mark.parametrize("cluster", ["seren", "kalos"])
+def test_job_volume_over_whole_weeks_follows_the_published_rate(cluster):
+    days = 7 if cluster == "seren" else 35  # whole weeks: the weekday rhythm averages to 1
+    jobs = generate_trace(cluster, days, 5)
+    targets = cluster_targets(cluster)
+    gpu = int((jobs["gpu_num"] > 0).sum())
+    cpu = len(jobs) - gpu
+    assert gpu == pytest.approx(targets.gpu_jobs / targets.span_days * days, rel=0.05)
+    assert cpu == pytest.approx(targets.cpu_jobs / targets.span_days * days, rel=0.05)
+
+
+def test_arrivals_follow_the_daily_rhythm():
+    jobs = generate_trace("seren", 7, 4)
+    local_hour = (jobs["submit_time"] + pd.Timedelta(hours=8)).dt.hour
+    per_hour = local_hour.value_counts()
+    night = per_hour.reindex(range(2, 7)).sum()
+    afternoon = per_hour.reindex(range(14, 19)).sum()
+    assert afternoon > 2 * night
+
+
+def test_job_type_shares_hold_on_a_fortnight():
+    jobs = generate_trace("seren", 14, 2)
+    gpu = jobs[jobs["gpu_num"] > 0]
+    shares = gpu["type"].value_counts(normalize=True)
+    for job_type, share in cluster_targets("seren").type_job_share.items():
+        assert abs(shares.get(job_type, 0.0) - share) < 0.02, job_type
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(UnknownNameError, match="valid workload profile names: .*kalos.*seren"):
+        generate_trace("summit", 1, 0)
+    with pytest.raises(ConfigError, match="days"):
+        generate_trace("seren", 0, 0)
+    with pytest.raises(ConfigError, match="seed"):
+        generate_trace("seren", 1, -1)
+
+
+def test_profiles_are_a_registry():
+    assert {"seren", "kalos"} <= set(profile_names())
+    seren = get_profile("seren")
+    with pytest.raises(ValueError, match="already registered"):
+        register_profile(dataclasses.replace(seren))
+    assert register_profile(seren) is seren
+
+
+def test_the_bundled_sample_is_what_synth_writes(tmp_path):
+    path = sample_trace_path()
+    assert path.is_file() and path.stat().st_size < 5_000_000
+    fresh = tmp_path / "sample.csv"
+    write_acme_csv(generate_trace(SAMPLE_PROFILE, SAMPLE_DAYS, SAMPLE_SEED), fresh,
+                   SAMPLE_PROFILE)
+    assert fresh.read_bytes() == path.read_bytes()
+    jobs = load_trace(path)
+    assert len(jobs) > 1000 and (jobs["gpu_num"] > 0).any()
