@@ -77,6 +77,17 @@ def test_one_pass_per_timestamp_after_every_event_at_that_time():
     assert PASS_PRIORITY > 1  # simpy NORMAL is 1: passes sort after normal events
 
 
+def test_a_failure_at_t_is_applied_before_the_pass_at_t_whatever_its_event_order():
+    def setup(sim):
+        # scheduled at t=5, so its event at t=10 comes after the arrival event at t=10
+        sim.call_at(5, lambda: sim.call_at(10, lambda: sim.set_node_health(0, "failed")))
+    rows = [job(0, 1, 1), job(10, 5, 8)]
+    assert by_id(run(rows, nodes=2, placement="first_fit").jobs)["j1"]["nodes"] == "n0000"
+    result = run(rows, nodes=2, placement="first_fit", setup=setup)
+    j1 = by_id(result.jobs)["j1"]
+    assert (j1["nodes"], j1["failures"], j1["start_time"]) == ("n0001", 0, 10)
+
+
 def test_zero_length_job_gets_a_follow_up_pass_at_the_same_time():
     spy = Spy()
     simulate(frame([job(0, 0, 8), job(0, 5, 8)]), cluster(1), spy, "consolidate")

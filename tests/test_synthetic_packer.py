@@ -17,7 +17,8 @@ T0 = pd.Timestamp("2023-03-01", tz="UTC")
 
 def run(settings_, jobs, horizon=10**9, successor=None, gap=None, deferred=None):
     """Pack ``jobs`` = list of (submit, latency, work, gpus, klass)."""
-    submit, latency, work, gpus, klass = (np.array(c, dtype=np.int64) for c in zip(*jobs))
+    submit, latency, work, gpus, klass = (np.array(c, dtype=np.int64)
+                                          for c in zip(*jobs, strict=True))
     n = len(jobs)
     successor = np.full(n, -1) if successor is None else np.array(successor)
     gap = np.zeros(n, dtype=np.int64) if gap is None else np.array(gap)
@@ -149,8 +150,9 @@ def test_checker_catches_fragmentation_of_single_node_jobs():
 
 
 def test_checker_rejects_a_job_ending_before_it_starts():
-    report = check_feasibility(_table([10], [5], [1]), nodes=1)
-    assert not report.ok and "ends before it starts" in report.message
+    jobs = _table([0, 10], [3, 5], [1, 1]).assign(job_id=["a", "b"])
+    report = check_feasibility(jobs, nodes=1)
+    assert not report.ok and report.message == "job b ends before it starts"
 
 
 job_strategy = st.tuples(st.integers(0, 500), st.integers(0, 20), st.integers(0, 300),

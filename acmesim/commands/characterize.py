@@ -37,7 +37,8 @@ DURATION_CHOICES = ("auto", "start", "submit")
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``acmesim characterize``."""
     p = argparse.ArgumentParser(
-        prog="acmesim characterize", description=__doc__.splitlines()[0],
+        prog="acmesim characterize",
+        description="print the statistics the Acme paper reports for a trace",
         epilog="example: acmesim characterize trace_seren.csv --profile seren")
     p.add_argument("trace", type=Path, help="trace file (Acme, Philly, Helios, PAI CSV)")
     p.add_argument("--profile", choices=profile_names(),

@@ -13,12 +13,14 @@ from pathlib import Path
 from acmesim.core.errors import ConfigError
 from acmesim.workload.formats import write_acme_csv
 from acmesim.workload.synthetic import generate_trace, get_profile, profile_names
+from acmesim.workload.task_files import write_task_trace
 
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``acmesim synth``."""
     p = argparse.ArgumentParser(
-        prog="acmesim synth", description=__doc__.splitlines()[0],
+        prog="acmesim synth",
+        description="write a calibrated synthetic trace in a cluster's exact published schema",
         epilog="example: acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv")
     p.add_argument("--profile", required=True,
                    help=f"workload profile: {', '.join(profile_names())}")
@@ -35,7 +37,10 @@ def main(argv: list[str]) -> int:
     if args.seed < 0:
         raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")
     jobs = generate_trace(profile.name, args.days, args.seed)
-    write_acme_csv(jobs, args.out, profile.cluster)
+    if "workload" in jobs.columns:  # task-DL and mixed traces keep their task columns
+        write_task_trace(jobs, args.out)
+    else:
+        write_acme_csv(jobs, args.out, profile.cluster)
     gpu = int((jobs["gpu_num"] > 0).sum())
     print(f"wrote {args.out}: {len(jobs)} jobs ({gpu} GPU, {len(jobs) - gpu} CPU), "
           f"{args.days:g} days of profile {profile.name} (seed {args.seed}), "

@@ -4,7 +4,8 @@ It is an internal scheduler (not registered): it keeps arrived jobs in a heap by
 and, in each pass, starts the due ones in recorded-start order on nodes the placement policy
 chooses. A due job that does not fit the modeled cluster is *late*: it is retried, oldest
 first, in every later pass until it fits, and the summary reports how many were late and by
-how much (nothing is shifted silently).
+how much (nothing is shifted silently). A zero-length job still needs its GPUs for an instant at
+its start, after the jobs ending at that time have released theirs.
 """
 
 from __future__ import annotations

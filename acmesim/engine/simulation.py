@@ -427,7 +427,7 @@ class Simulation:
         return self.call_at(self.env.now + delay, callback)
 
     def job(self, index: int) -> JobInfo | None:
-        """The live job with engine index ``index`` if pending or running."""
+        """The live job with engine index ``index`` if pending or running (not held)."""
         if index in self.running:
             return self.running[index]
         for queue in self._queues.values():

@@ -116,4 +116,4 @@ METRIC_PER_INFERENCE: float = PROFILE_METRIC_IDLE_S / PROFILE_INFERENCE_S
 SEREN_EVAL_LOG_SIGMA: float = math.log(SEREN_EVAL_P75_S / SEREN_EVAL_P50_S) / NormalDist().inv_cdf(
     0.75
 )
-"""Derived: log-normal spread of Seren Eval run times, ln(391/129) / z(0.75) = 1.645."""
+"""Derived: log-normal spread of Seren Eval run times, ln(391/129) / z(0.75) = 1.644."""

@@ -5,7 +5,7 @@ profile it is anchored on). Per dataset, from stream ``"eval_suite"`` of ``RngSt
 
 - ``inference_s = median x exp(sigma x Z)``, ``Z ~ N(0, 1)``, log-normal. The median is the
   profiled job's inference time, 113.84 s (``calibration.PROFILE_INFERENCE_S``); ``sigma`` is the
-  spread of Seren Eval run times, 1.645 (``calibration.SEREN_EVAL_LOG_SIGMA``).
+  spread of Seren Eval run times, 1.644 (``calibration.SEREN_EVAL_LOG_SIGMA``).
 - ``prep_s = 0.258 x inference_s``: tokenization scales with the dataset, at the profiled ratio.
 - ``metric_s``: ``0.369 x inference_s`` (the profiled HumanEval ratio) for rule-scored and
   code-execution datasets, capped at 30 minutes; LLM-judge datasets take the cited 30 minutes.

@@ -142,6 +142,12 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("preemptions", "int", "count", "preemptions over all jobs"),
         Column("failures", "int", "count", "failure interruptions over all jobs"),
         Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rollback and restarts"),
+        Column("gpu_util_jobs", "int", "jobs", "GPU jobs whose trace row gives `gpu_util` (this "
+               "and the next two columns are empty when the trace has no such column)"),
+        Column("busy_gpu_time", "float", GPU_S, "sum of run_time x gpu_num x gpu_util over "
+               "those jobs: GPU time spent computing"),
+        Column("idle_gpu_time", "float", GPU_S, "sum of run_time x gpu_num x (1 - gpu_util): "
+               "GPU time allocated to jobs but idle (busy-but-idle GPUs)"),
         Column("predictor", "str", "-", "run-time predictor the scheduler used (empty: none)"),
         Column("prediction_jobs", "int", "jobs", "finished jobs whose run-time estimate was "
                "scored"),

@@ -11,7 +11,9 @@ one the Lucid/Helios simulators use for Tiresias (S-Lab-System-Group/Lucid,
 
 Starvation guard: a pending job that has waited ``starve_multiple`` times the time it has run
 so far, or ``starve_time`` seconds (0 turns either rule off), is promoted to queue 0, and its
-attained service counts again from zero from then on (Tiresias's promotion knob).
+attained service counts again from zero from then on (Tiresias's promotion knob). The default
+multiple of 2 is an assumption (Tiresias leaves the knob to the operator; the Lucid simulator has
+no guard); ``starve_time`` is off by default.
 
 The engine runs scheduling passes only when something happens (an arrival, a completion, a
 failure), so a demotion or promotion due at time t takes effect at the first pass at or after t.

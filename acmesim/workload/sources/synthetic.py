@@ -25,7 +25,9 @@ class SyntheticTrace:
         self.config = config
 
     def load(self) -> pd.DataFrame:
-        """The generated jobs as a normalized job table."""
+        """The generated jobs as a normalized job table, with per-job ``gpu_util``."""
+        from acmesim.workload.gpu_util import with_gpu_util
         from acmesim.workload.synthetic import generate_trace
 
-        return generate_trace(self.config.profile, self.config.days, self.config.seed)
+        jobs = generate_trace(self.config.profile, self.config.days, self.config.seed)
+        return with_gpu_util(jobs, self.config.seed)  # kept where the profile sets it

@@ -43,7 +43,9 @@ def check_feasibility(jobs: pd.DataFrame, nodes: int, gpus_per_node: int = 8
     end = _seconds(gpu_jobs["end_time"])
     gpus = gpu_jobs["gpu_num"].to_numpy(dtype=np.int64)
     node_num = np.maximum(gpu_jobs["node_num"].to_numpy(dtype=np.int64), 1)
-    bad = _job_level_problem(start, end, gpus, node_num, nodes, gpus_per_node)
+    ids = (gpu_jobs["job_id"].astype(str).to_numpy() if "job_id" in gpu_jobs.columns
+           else np.arange(len(gpu_jobs)).astype(str))
+    bad = _job_level_problem(start, end, gpus, node_num, nodes, gpus_per_node, ids)
     if bad:
         return FeasibilityReport(False, 0, 0, capacity, nodes, message=bad)
     multi = (node_num > 1) | (gpus > gpus_per_node)
@@ -71,7 +73,8 @@ def check_feasibility(jobs: pd.DataFrame, nodes: int, gpus_per_node: int = 8
 
 
 def _job_level_problem(start: np.ndarray, end: np.ndarray, gpus: np.ndarray,
-                       node_num: np.ndarray, nodes: int, gpus_per_node: int) -> str:
+                       node_num: np.ndarray, nodes: int, gpus_per_node: int,
+                       ids: np.ndarray) -> str:
     """A description of the first job that cannot run at all, or ``""``."""
     checks = (
         (end < start, "ends before it starts"),
@@ -80,7 +83,7 @@ def _job_level_problem(start: np.ndarray, end: np.ndarray, gpus: np.ndarray,
     )
     for mask, text in checks:
         if mask.any():
-            return f"job row {int(np.flatnonzero(mask)[0])} {text}"
+            return f"job {ids[int(np.flatnonzero(mask)[0])]} {text}"
     return ""
 
 

@@ -86,6 +86,10 @@ class _Nodes:
         self.levels[level + gpus] |= bit
         self.free[node] = level + gpus
 
+    def whole_free(self) -> int:
+        """How many nodes are entirely free."""
+        return self.levels[self.per_node].bit_count()
+
     def take_whole(self, count: int) -> int:
         """Take ``count`` whole free nodes (lowest indices); their bit mask, or 0 if too few."""
         mask = self.levels[self.per_node]
@@ -168,6 +172,10 @@ class _Loop:
         self.ends: list[tuple[int, int]] = []
         self.dynamic: list[tuple[int, int]] = []
         self.low_used = 0
+        self.releases = 0
+        # per queue: (releases, length) after its last scan; with no release since, the jobs
+        # scanned then still cannot start (capacity only shrank), so only newer ones are tried
+        self.scanned = [(-1, 0), (-1, 0)]
 
     def run(self, order: list[int], ready: list[int]) -> None:
         """Process every arrival and end event in time order until all queues are empty."""
@@ -175,10 +183,11 @@ class _Loop:
         pointer, total = 0, len(order)
         big = 1 << 62
         while True:
-            t_static = ready[pointer] if pointer < total else big
-            t_dynamic = dynamic[0][0] if dynamic else big
-            t_end = ends[0][0] if ends else big
-            t = min(t_static, t_dynamic, t_end)
+            t = ready[pointer] if pointer < total else big
+            if dynamic and dynamic[0][0] < t:
+                t = dynamic[0][0]
+            if ends and ends[0][0] < t:
+                t = ends[0][0]
             if t == big:
                 break
             while ends and ends[0][0] == t:
@@ -198,27 +207,32 @@ class _Loop:
         """Start every queued job that may start at ``t``, class by class."""
         queues = self.queues
         if queues[0]:
-            self._backfill(queues[0], t)
+            self._backfill(0, t)
         if queues[1]:
-            self._backfill(queues[1], t)
+            self._backfill(1, t)
         low, quota = queues[2], self.s.quota
         while low and self.low_used + self.gpus[low[0]] <= quota and self._try_start(low[0], t):
             low.popleft()
 
-    def _backfill(self, queue: deque, t: int) -> None:
-        """Start fitting jobs among the first ``lookahead`` of ``queue``, keeping FIFO order."""
-        index, limit = 0, self.s.lookahead
+    def _backfill(self, klass: int, t: int) -> None:
+        """Start fitting jobs among the first ``lookahead`` of a queue, keeping FIFO order."""
+        queue = self.queues[klass]
+        releases, scanned = self.scanned[klass]
+        index = scanned if releases == self.releases else 0
+        limit = self.s.lookahead
         smallest_failed = 1 << 30
         gpus = self.gpus
         while index < len(queue) and index < limit:
             job = queue[index]
             size = gpus[job]
-            if size < smallest_failed and self._try_start(job, t):
-                del queue[index]
-                limit -= 1
-                continue
-            smallest_failed = min(smallest_failed, size)
+            if size < smallest_failed:
+                if self._try_start(job, t):
+                    del queue[index]
+                    limit -= 1
+                    continue
+                smallest_failed = size
             index += 1
+        self.scanned[klass] = (self.releases, len(queue))
 
     def _try_start(self, job: int, t: int) -> bool:
         """Place ``job`` at ``t`` if it fits; record its start and end, submit its successor."""
@@ -255,6 +269,7 @@ class _Loop:
 
     def _release(self, job: int) -> None:
         """Free the GPUs of a job that ended."""
+        self.releases += 1
         size = self.gpus[job]
         if size <= self.s.gpus_per_node:
             self.nodes.release_single(self.placed[job], size)

@@ -115,11 +115,13 @@ def supervised_knots(prior: PriorTraceTargets, samples: dict[str, ClassSample],
                      shares: dict[str, float]) -> tuple[tuple[float, float], ...]:
     """Run-time knots of the supervised class: the prior's CDF minus the other classes'.
 
-    The top knot is set so the whole workload's mean run time is the published mean.
+    The CDF points are the published table's and the published median (F = 0.5); the top
+    knot is set so the whole workload's mean run time is the published mean.
     """
     w_sup = shares["supervised"]
     knots = [(0.0, LOW_DURATION)]
-    for x, value in sorted(prior.duration_cdf.items()):
+    points = {**prior.duration_cdf, prior.run_time_median: 0.5}  # the median is a CDF point
+    for x, value in sorted(points.items()):
         others = sum(shares[c] * samples[c].cdf(x) for c in samples)
         p = min(max((value - others) / w_sup, knots[-1][0]), 1.0)
         if p > knots[-1][0] + 1e-4 and p < 1.0:
