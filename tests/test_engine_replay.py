@@ -70,3 +70,8 @@ def test_progress_callback_receives_fractions(tmp_path):
     run_replay(config(progress=False), tmp_path, jobs=frame(ROWS),
                progress=lambda f, n: calls.append((f, n)))
     assert calls == []
+
+
+def test_plugin_groups_the_replay_does_not_apply_are_refused_not_ignored(tmp_path):
+    result = run_replay(config(failure=Choice("weibull")), tmp_path, jobs=frame(ROWS))
+    assert "failure='weibull' is not applied" in result.error

@@ -12,6 +12,8 @@ class RuntimePredictor:
     """Estimates a job's run time (s of work at ``gpu_num``); learns from finished jobs only."""
 
     registry_name: ClassVar[str] = "predictor"
+    exact: ClassVar[bool] = False
+    """True when ``predict`` returns the recorded run time (its errors are zero by definition)."""
 
     def __init__(self, config: Any = None) -> None:
         self.config = config
@@ -44,6 +46,10 @@ class PredictionLog:
     def remember(self, job: JobInfo, estimate: float) -> float:
         """Keep the first estimate made for ``job``; returns the kept one."""
         return self.estimates.setdefault(job.index, estimate)
+
+    def count_exact(self) -> None:
+        """One more job scored by an exact predictor (zero error)."""
+        self.jobs += 1
 
     def score(self, job: JobInfo) -> None:
         """``job`` finished: add its estimate's error to the totals."""

@@ -11,6 +11,8 @@ from acmesim.prediction.base import RuntimePredictor
 class Oracle(RuntimePredictor):
     """Predicts exactly the recorded run time (what size-aware papers call an oracle)."""
 
+    exact = True
+
     def predict(self, job: JobInfo) -> float:
         """The job's recorded run time."""
         return job.run_time

@@ -37,9 +37,11 @@ from acmesim.workload.targets import SEREN  # noqa: E402
 from acmesim.workload.targets_prior import HELIOS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-SWEEPS = ("sweep", "sweep_reservation")
+SWEEPS = ("sweep", "sweep_reservation", "sweep_placement")
 PROFILES = {"seren": "Seren-like (LLM)", "taskdl": "task-DL (Helios)", "mix": "50/50 mix"}
 SCHEDULERS = ("fifo", "easy_backfill", "sjf", "srtf", "qssf", "las", "acme_reservation")
+PLACEMENTS = ("easy_backfill+first_fit", "easy_backfill+spread")
+POLICIES = SCHEDULERS + PLACEMENTS
 SIZES = {"1gpu": (1, 1), "2to8": (2, 8), "multinode": (9, 1 << 20)}
 SEED = 0
 COLORS = {"seren": "tab:blue", "taskdl": "tab:red", "mix": "tab:purple"}
@@ -77,8 +79,13 @@ def runs_table(runs: Path) -> pd.DataFrame:
         for _, run in table.iterrows():
             jobs = pd.read_csv(runs / name / run["run"] / "jobs.csv")
             busy, idle = run["busy_gpu_time"], run["idle_gpu_time"]
-            rows.append({"trace": run["trace.profile"], "scheduler": run["scheduler"],
+            placement = run["placement"]
+            label = run["scheduler"] + ("" if placement == "consolidate" else f"+{placement}")
+            rows.append({"trace": run["trace.profile"], "scheduler": label,
+                         "cluster_gpus": run["cluster_gpus"],
                          "jobs": run["simulated_jobs"], "jct_mean": run["jct_mean"],
+                         "jct_pretrain": run["jct_mean_pretrain"],
+                         "qd_eval": run["queue_delay_mean_eval"],
                          "queue_delay_mean": run["queue_delay_mean"],
                          "queue_delay_p99": run["queue_delay_p99"],
                          "gpu_utilization": run["gpu_utilization"],
@@ -87,7 +94,7 @@ def runs_table(runs: Path) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     fifo = table[table.scheduler == "fifo"].set_index("trace")["jct_mean"]
     table["jct_vs_fifo"] = table["jct_mean"] / table["trace"].map(fifo)
-    order = {s: i for i, s in enumerate(SCHEDULERS)}
+    order = {s: i for i, s in enumerate(POLICIES)}
     table["_t"] = table.trace.map(list(PROFILES).index)
     table["_s"] = table.scheduler.map(order)
     return table.sort_values(["_t", "_s"]).drop(columns=["_t", "_s"]).reset_index(drop=True)
@@ -99,14 +106,19 @@ def load_traces(days: float) -> dict[str, pd.DataFrame]:
             for p in PROFILES}
 
 
-def characterization(traces: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The paper's headline statistics of each trace, side by side, with the published ones."""
+def characterization(traces: dict[str, pd.DataFrame], days: float,
+                     replay_gpus: int) -> pd.DataFrame:
+    """The paper's headline statistics of each trace, side by side, with the published ones.
+
+    ``offered_load`` is the trace's GPU time over the replay cluster's GPU time in the window.
+    """
     rows = []
     for name, jobs in traces.items():
         stats = characterize(jobs)
         gpu = jobs[jobs.gpu_num > 0]
         busy, allocated = busy_gpu_time(gpu)
         rows.append({"trace": name, "gpu_jobs_per_day": stats["arrivals"]["gpu_jobs_per_day"],
+                     "offered_load": allocated / (replay_gpus * days * 86400.0),
                      "run_time_mean": stats["run_time"]["mean"],
                      "run_time_median": stats["run_time"]["median"],
                      "mean_gpus": stats["mean_gpus"], "one_gpu_share": stats["one_gpu_share"],
@@ -177,12 +189,13 @@ def plot_characterization(axes: list[plt.Axes], traces: dict[str, pd.DataFrame])
 def _bars(ax: plt.Axes, table: pd.DataFrame, column: str, ylabel: str, log: bool) -> None:
     """One group per scheduler, one bar per trace."""
     width = 0.8 / len(PROFILES)
-    x = np.arange(len(SCHEDULERS))
+    x = np.arange(len(POLICIES))
     for i, name in enumerate(PROFILES):
-        part = table[table.trace == name].set_index("scheduler").reindex(SCHEDULERS)
+        part = table[table.trace == name].set_index("scheduler").reindex(POLICIES)
         ax.bar(x + i * width, part[column].to_numpy(dtype=float), width,
                label=PROFILES[name], color=COLORS[name])
-    ax.set_xticks(x + width, SCHEDULERS, rotation=30, ha="right", fontsize=8)
+    labels = [p.replace("easy_backfill", "backfill") for p in POLICIES]
+    ax.set_xticks(x + width, labels, rotation=35, ha="right", fontsize=8)
     if log:
         ax.set_yscale("symlog", linthresh=10.0)
     ax.set_ylabel(ylabel)
@@ -216,30 +229,35 @@ def _num(value: float, digits: int = 0) -> str:
 
 
 def markdown(table: pd.DataFrame, chars: pd.DataFrame) -> str:
-    """The README tables: trace characterization, then one row per (trace, scheduler)."""
-    head = ["trace", "GPU jobs/day", "mean run (s)", "median run (s)", "mean GPUs",
-            "1-GPU jobs", "GPU time in <= 8-GPU jobs", "GPU time in >= 128-GPU jobs",
-            "median GPU util (GPU-time weighted)", "idle share of allocated GPU time"]
+    """The README tables: trace characterization, then one row per (trace, policy)."""
+    head = ["trace", "GPU jobs/day", "offered load (replay cluster)", "mean run (s)",
+            "median run (s)", "mean GPUs", "1-GPU jobs", "GPU time in <= 8-GPU jobs",
+            "GPU time in >= 128-GPU jobs", "median GPU util (GPU-time weighted)",
+            "idle share of allocated GPU time"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in chars.iterrows():
         lines.append("| " + " | ".join([
-            r["trace"], _num(r["gpu_jobs_per_day"]), _num(r["run_time_mean"]),
-            _num(r["run_time_median"]), _num(r["mean_gpus"], 2),
-            _num(100 * r["one_gpu_share"], 1) + " %", _num(100 * r["gpu_time_le_8"], 1) + " %",
-            _num(100 * r["gpu_time_ge_128"], 1) + " %",
-            _num(100 * r.get("util_median", np.nan), 1) + " %",
-            _num(100 * r.get("idle_share", np.nan), 1) + " %"]) + " |")
-    head = ["trace", "scheduler", "mean JCT (s)", "JCT / FIFO", "median JCT (s)",
-            "mean QD (s)", "p99 QD (s)", "QD 1-GPU (s)", "QD 2-8 GPUs (s)",
-            "QD > 8 GPUs (s)", "QD Pretrain (s)", "preempt."]
+            r["trace"], _num(r["gpu_jobs_per_day"]), _pct(r.get("offered_load")),
+            _num(r["run_time_mean"]), _num(r["run_time_median"]), _num(r["mean_gpus"], 2),
+            _pct(r["one_gpu_share"]), _pct(r["gpu_time_le_8"]), _pct(r["gpu_time_ge_128"]),
+            _pct(r.get("util_median")), _pct(r.get("idle_share"))]) + " |")
+    head = ["trace", "policy", "mean JCT (s)", "JCT / FIFO", "median JCT (s)", "mean QD (s)",
+            "p99 QD (s)", "QD 1-GPU (s)", "QD 2-8 GPUs (s)", "QD > 8 GPUs (s)",
+            "QD Eval (s)", "QD Pretrain (s)", "JCT Pretrain (s)", "preempt."]
     lines += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
         lines.append("| " + " | ".join([
             r["trace"], r["scheduler"], _num(r["jct_mean"]), _num(r["jct_vs_fifo"], 2),
             _num(r["jct_p50"]), _num(r["queue_delay_mean"]), _num(r["queue_delay_p99"]),
             _num(r["qd_1gpu"]), _num(r["qd_2to8"]), _num(r["qd_multinode"]),
-            _num(r["qd_pretrain"]), _num(r["preemptions"])]) + " |")
+            _num(r["qd_eval"]), _num(r["qd_pretrain"]), _num(r["jct_pretrain"]),
+            _num(r["preemptions"])]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    """A fraction as a percentage for the markdown tables."""
+    return "-" if value is None or pd.isna(value) else f"{100 * value:.1f} %"
 
 
 def _value(table: pd.DataFrame, trace: str, scheduler: str, column: str) -> float:
@@ -247,40 +265,60 @@ def _value(table: pd.DataFrame, trace: str, scheduler: str, column: str) -> floa
     return float(table[(table.trace == trace) & (table.scheduler == scheduler)][column].iloc[0])
 
 
+def _cut(table: pd.DataFrame, trace: str, policies: tuple[str, ...]) -> float:
+    """Mean fraction of FIFO's mean JCT that ``policies`` cut on ``trace``."""
+    return float(np.mean([1 - _value(table, trace, p, "jct_vs_fifo") for p in policies]))
+
+
 def shape_checks(table: pd.DataFrame, chars: pd.DataFrame) -> list[str]:
     """The README's expected shape, checked on this run (one line per claim)."""
     c = chars.set_index("trace")
     lines = [
-        f"task-DL runs longer than Seren-like (mean {c.run_time_mean['taskdl']:,.0f} vs "
+        f"C1 task-DL runs longer than Seren-like: mean {c.run_time_mean['taskdl']:,.0f} vs "
         f"{c.run_time_mean['seren']:,.0f} s, median {c.run_time_median['taskdl']:,.0f} vs "
-        f"{c.run_time_median['seren']:,.0f} s): "
-        f"{c.run_time_mean['taskdl'] > c.run_time_mean['seren'] and c.run_time_median['taskdl'] > c.run_time_median['seren']}",  # noqa: E501
-        f"Seren-like GPU time sits in large jobs, task-DL's in small ones (>= 128 GPUs: "
-        f"{c.gpu_time_ge_128['seren']:.0%} vs {c.gpu_time_ge_128['taskdl']:.0%}): "
-        f"{c.gpu_time_ge_128['seren'] > 2 * c.gpu_time_ge_128['taskdl']}",
-        f"busy-but-idle share of allocated GPU time: Seren-like {c.idle_share['seren']:.1%}, "
-        f"task-DL {c.idle_share['taskdl']:.1%}, mix {c.idle_share['mix']:.1%} -> task-DL "
-        f"idles more: {c.idle_share['taskdl'] > 5 * c.idle_share['seren']}",
+        f"{c.run_time_median['seren']:,.0f} s -> "
+        f"{c.run_time_mean['taskdl'] > c.run_time_mean['seren'] > 0 and c.run_time_median['taskdl'] > c.run_time_median['seren']}",  # noqa: E501
+        f"C2 GPU time in >= 128-GPU jobs: Seren-like {c.gpu_time_ge_128['seren']:.0%}, "
+        f"task-DL {c.gpu_time_ge_128['taskdl']:.0%} -> "
+        f"{c.gpu_time_ge_128['seren'] > 0.5 > 0.15 > c.gpu_time_ge_128['taskdl']}",
+        f"C3 median GPU util Seren-like {c.util_median['seren']:.1%} (>= 95 %), task-DL "
+        f"{c.util_median['taskdl']:.1%} (40-60 %) -> "
+        f"{c.util_median['seren'] >= 0.95 and 0.4 <= c.util_median['taskdl'] <= 0.6}",
+        f"C3 idle share of allocated GPU time: Seren-like {c.idle_share['seren']:.1%}, task-DL "
+        f"{c.idle_share['taskdl']:.1%} -> task-DL >= 5x Seren-like: "
+        f"{c.idle_share['taskdl'] >= 5 * c.idle_share['seren']}",
+        f"C4 the mix lies between them (mean run, mean GPUs, idle share) -> " + str(all(
+            min(c[k]['seren'], c[k]['taskdl']) <= c[k]['mix'] <= max(c[k]['seren'],
+                                                                        c[k]['taskdl'])
+            for k in ("run_time_mean", "mean_gpus", "idle_share"))),
     ]
-    for trace in PROFILES:
-        part = table[table.trace == trace].set_index("scheduler")
-        best = part.jct_vs_fifo.idxmin()
-        backfill = part.jct_vs_fifo["easy_backfill"]
-        size_aware = bool((part.jct_vs_fifo[["sjf", "srtf", "las", "qssf"]] < 1).all())
-        lines.append(f"{trace}: best mean JCT {best} ({part.jct_vs_fifo[best]:.2f} x FIFO); "
-                     f"easy_backfill {backfill:.2f} x FIFO; size-aware (sjf/srtf/las/qssf) "
-                     f"beat FIFO: {size_aware}")
-    seren_gain = 1 - _value(table, "seren", "srtf", "jct_vs_fifo")
-    task_gain = 1 - _value(table, "taskdl", "srtf", "jct_vs_fifo")
-    lines.append(f"srtf's JCT cut vs FIFO: Seren-like {seren_gain:.0%}, task-DL {task_gain:.0%}")
+    size_aware = ("sjf", "srtf", "las", "qssf")
+    cuts = {t: _cut(table, t, size_aware) for t in PROFILES}
+    lines.append("S1 size-aware policies (sjf/srtf/las/qssf) cut FIFO's mean JCT by "
+                 + ", ".join(f"{t} {v:.0%}" for t, v in cuts.items())
+                 + f" -> they matter more for task-DL: {cuts['taskdl'] > cuts['seren']}")
+    spread = {t: abs(_value(table, t, "easy_backfill+spread", "jct_mean")
+                     / _value(table, t, "easy_backfill", "jct_mean") - 1) for t in PROFILES}
+    lines.append("S1 packing: |JCT(backfill+spread) / JCT(backfill+consolidate) - 1| = "
+                 + ", ".join(f"{t} {v:.1%}" for t, v in spread.items())
+                 + f" -> packing matters more for task-DL: {spread['taskdl'] > spread['seren']}")
+    effect = {t: abs(np.log(_value(table, t, "acme_reservation", "jct_mean")
+                            / _value(table, t, "easy_backfill", "jct_mean"))) for t in PROFILES}
+    lines.append("S2 acme_reservation vs easy_backfill, |log JCT ratio|: "
+                 + ", ".join(f"{t} {v:.2f}" for t, v in effect.items())
+                 + f" -> reservation matters more for LLM: {effect['seren'] > effect['taskdl']}")
     for trace in ("seren", "mix"):
-        acme = _value(table, trace, "acme_reservation", "qd_pretrain")
-        others = {s: _value(table, trace, s, "qd_pretrain") for s in SCHEDULERS[:-1]}
-        lines.append(f"{trace}: Pretrain mean queue delay under acme_reservation {acme:,.0f} s "
-                     f"vs best other {min(others.values()):,.0f} s ({min(others, key=others.get)})"
-                     f" -> reservation protects pretraining: {acme <= min(others.values())}")
-    acme_task = _value(table, "taskdl", "acme_reservation", "jct_vs_fifo")
-    lines.append(f"taskdl: acme_reservation (no Pretrain jobs) {acme_task:.2f} x FIFO mean JCT")
+        acme = table[(table.trace == trace) & (table.scheduler == "acme_reservation")].iloc[0]
+        fifo = _value(table, trace, "fifo", "qd_pretrain")
+        lines.append(f"S2 {trace}: under acme_reservation Pretrain queues {acme.qd_pretrain:,.0f}"
+                     f" s (FIFO {fifo:,.0f} s), Eval {acme.qd_eval:,.0f} s -> pretraining "
+                     f"protected vs FIFO: {acme.qd_pretrain < fifo}; Eval waits longer than "
+                     f"Pretrain (acme_facts.md §2.5): {acme.qd_eval > acme.qd_pretrain}")
+    for trace in PROFILES:
+        part = table[table.trace == trace].set_index("scheduler").jct_vs_fifo.drop("fifo")
+        worse = sorted(part[part >= 1].index)
+        lines.append(f"S3 {trace}: policies not beating FIFO's mean JCT: {worse or 'none'}; "
+                     f"best {part.idxmin()} ({part.min():.2f} x FIFO)")
     return lines
 
 
@@ -295,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     run_sweeps(args.runs.resolve(), args.days)
     table = runs_table(args.runs.resolve())
     traces = load_traces(args.days)
-    chars = characterization(traces)
+    chars = characterization(traces, args.days, int(table["cluster_gpus"].iloc[0]))
     args.results.mkdir(parents=True, exist_ok=True)
     atomic_write_csv(args.results / "workload_contrast.csv", table)
     atomic_write_csv(args.results / "characterization.csv", chars)

@@ -169,13 +169,15 @@ class PreemptiveScheduler(PriorityScheduler):
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""
+        worst = self.worst_rank(view)
+        if worst is None:
+            return False
         best = self.queue.peek()
         if best is None:
             return False
         if self._failed_plan == (view.cluster.version, best.index, self.state_version):
             return False
-        worst = self.worst_rank(view)
-        return worst is not None and self.rank(best, view) < worst
+        return self.rank(best, view) < worst
 
     def plan(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
         """Victims to preempt and jobs to start, simulated on a copy of the free counts."""

@@ -47,6 +47,14 @@ class Capacity:
             return job.per_node <= self.max_single
         return job.nodes_needed <= self.whole
 
+    def admits_shape(self, shape: Shape) -> bool:
+        """``admits`` for every job of a queue shape."""
+        if shape[1] != "gpu":
+            return True
+        if shape[2] == 1:
+            return shape[3] <= self.max_single
+        return shape[2] <= self.whole
+
     @property
     def empty(self) -> bool:
         """No GPU free on any schedulable node."""
@@ -111,26 +119,44 @@ class ShapeQueues:
         ``admit``: a policy rule (quota, ...) a job must also pass; shapes whose head fails
         it are skipped this time.
         """
+        if strict:
+            job = self.peek()
+            if job is None or not capacity.admits(job) or (admit is not None
+                                                           and not admit(job)):
+                return None
+            return job if view.fits(job) else None
         skipped: set[Shape] = set()
         while True:
-            best_shape, best_entry = None, None
-            for shape, entry in self.heads():
-                if shape in skipped:
-                    continue
-                job = entry[3]
-                if not strict and not (capacity.admits(job) and (admit is None or admit(job))):
-                    continue
-                if best_entry is None or entry[:2] < best_entry[:2]:
-                    best_shape, best_entry = shape, entry
+            best_shape, best_entry = self._best_head(capacity, admit, skipped)
             if best_entry is None:
                 return None
             job = best_entry[3]
-            if strict:
-                fits = capacity.admits(job) and (admit is None or admit(job)) and view.fits(job)
-                return job if fits else None
             if view.fits(job):
                 return job
             skipped.add(best_shape)  # the placement refused what the counts allow
+
+    def _best_head(self, capacity: Capacity, admit: Callable[[JobInfo], bool] | None,
+                   skipped: set[Shape]) -> tuple[Shape | None, list[Any] | None]:
+        """The lowest-key head among shapes that fit the counts and pass ``admit``."""
+        best_shape, best_entry = None, None
+        empty: list[Shape] = []
+        for shape, heap in self.heaps.items():
+            if not capacity.admits_shape(shape) or shape in skipped:
+                continue
+            while heap and heap[0][3] is None:
+                heapq.heappop(heap)
+            if not heap:
+                empty.append(shape)
+                continue
+            entry = heap[0]
+            if best_entry is not None and (entry[0], entry[1]) >= (best_entry[0], best_entry[1]):
+                continue
+            if admit is not None and not admit(entry[3]):
+                continue
+            best_shape, best_entry = shape, entry
+        for shape in empty:
+            del self.heaps[shape]
+        return best_shape, best_entry
 
     def peek(self) -> JobInfo | None:
         """The lowest-key pending job whatever its shape (None when empty)."""
