@@ -22,7 +22,7 @@ def config(**kwargs):
 def test_run_writes_every_file_with_schema_columns(tmp_path):
     result = run_replay(config(), tmp_path, jobs=frame(ROWS))
     assert result.error is None
-    assert set(result.paths) == {"config", "jobs", "utilization", "summary"}
+    assert set(result.paths) == {"config", "jobs", "failures", "utilization", "summary"}
     jobs = pd.read_csv(tmp_path / "jobs.csv")
     assert list(jobs.columns) == JOBS.names and len(jobs) == len(ROWS)
     assert list(pd.read_csv(tmp_path / "utilization.csv").columns) == UTILIZATION.names
@@ -72,6 +72,9 @@ def test_progress_callback_receives_fractions(tmp_path):
     assert calls == []
 
 
-def test_plugin_groups_the_replay_does_not_apply_are_refused_not_ignored(tmp_path):
-    result = run_replay(config(failure=Choice("weibull")), tmp_path, jobs=frame(ROWS))
-    assert "failure='weibull' is not applied" in result.error
+def test_failure_and_checkpoint_groups_are_applied_not_ignored(tmp_path):
+    result = run_replay(config(failure=Choice("weibull", {"node_mtbf_hours": 0.05}),
+                               checkpoint=Choice("young")), tmp_path, jobs=frame(ROWS))
+    assert result.error is None
+    assert result.summary["failure"] == "weibull" and result.summary["failure_events"] > 0
+    assert len(pd.read_csv(tmp_path / "failures.csv")) == result.summary["failure_events"]

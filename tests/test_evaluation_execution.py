@@ -199,6 +199,10 @@ def test_two_requests_share_the_nic_with_staggered_loads():
     assert result.summary("x").makespan_s == 13.0
     assert result.summary("y").makespan_s == pytest.approx(4.0, rel=1e-12)
     assert [t.load_end for t in result.trials] == pytest.approx([3.0, 4.0], rel=1e-12)
+    with pytest.raises(KeyError, match="requests: x, y"):
+        result.summary("z")
+    with pytest.raises(ValueError, match="several requests"):
+        result.summary()
 
 
 def test_host_copy_is_reused_by_a_later_request_of_the_same_model():

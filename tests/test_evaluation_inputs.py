@@ -8,6 +8,7 @@ import math
 import pytest
 
 from acmesim.core.errors import ConfigError
+from acmesim.core.rng import RngStreams
 from acmesim.evaluation import (
     Dataset,
     EvalCluster,
@@ -40,6 +41,13 @@ def test_suite_has_63_named_datasets_and_is_deterministic_per_seed():
     assert {"MMLU", "C-Eval", "GSM8K", "HumanEval", "MBPP"} <= set(names)
     assert synthetic_suite(3) == synthetic_suite(3)
     assert synthetic_suite(3) != synthetic_suite(4)
+    # The order is a seeded permutation of the catalog; a dataset's times do not depend on it.
+    assert sorted(d.name for d in synthetic_suite(3)) == sorted(names)
+    assert [d.name for d in synthetic_suite(3)] != [d.name for d in synthetic_suite(4)]
+    z = RngStreams(3).stream("eval_suite").standard_normal(len(names))
+    mmlu = {d.name: d for d in synthetic_suite(3)}["MMLU"]
+    expected = cal.PROFILE_INFERENCE_S * math.exp(cal.SEREN_EVAL_LOG_SIGMA * z[names.index("MMLU")])
+    assert mmlu.inference_s == pytest.approx(expected, rel=1e-12)
 
 
 def test_suite_follows_its_documented_rules():
@@ -64,7 +72,7 @@ def test_suite_follows_its_documented_rules():
 def test_profiled_job_reproduces_the_cited_shares_on_a_full_node():
     # 8 HumanEval trials on one Seren node, coupled: each loads 14 GB at 25/8 Gb/s (35.84 s),
     # so each job is 221.05 s: 29.5% loading + prep, 19.0% (42 s) idle metric.
-    humaneval = synthetic_suite(0)[[n for n, _ in SUITE_CATALOG].index("HumanEval")]
+    humaneval = suite_request(0).dataset("HumanEval")
     copies = tuple(dataclasses.replace(humaneval, name=f"HumanEval-{i}") for i in range(8))
     result = evaluate(EvalRequest("p", ModelSpec("7B"), copies), EvalCluster(1), "coupled")
     for t in result.trials:

@@ -44,13 +44,14 @@ def reference_finish_times(transfers: list[tuple[float, float]], rate: float = G
         else:
             next_finish = float("inf")
         step_to = min(next_arrival, next_finish)
-        if remaining:
-            for i in remaining:
-                remaining[i] -= (step_to - now) * share
+        finishing = [i for i, left in remaining.items() if left <= first * (1 + 1e-12)]
+        for i in remaining:
+            remaining[i] -= (step_to - now) * share
         now = step_to
-        for i in [i for i, left in remaining.items() if left <= 1e-6]:
-            ends[i] = now
-            del remaining[i]
+        if next_finish <= next_arrival:
+            for i in finishing:
+                ends[i] = now
+                del remaining[i]
         while pending and transfers[pending[0]][0] <= now:
             i = pending.pop(0)
             if transfers[i][1] > 0:

@@ -86,22 +86,27 @@ def test_no_failures_costs_one_stall_per_segment(run):
     assert result.ettr == pytest.approx(95 / 115)
 
 
+# Integer phase lengths and half-integer failure gaps: every phase boundary falls on an integer
+# offset from the last restart and every fault on a half-integer one, so no fault ever ties with
+# the end of a phase (a measure-zero event the two simulators may book differently, see
+# acmesim.reliability.single_job_model) and all arithmetic is exact in binary floating point.
+whole = st.integers
 specs = st.builds(
     SingleJobSpec,
-    solve_time=st.floats(1.0, 300.0),
-    interval=st.one_of(st.just(math.inf), st.floats(0.5, 120.0)),
-    stall=st.floats(0.0, 10.0),
-    persist=st.one_of(st.just(0.0), st.floats(0.0, 80.0)),
+    solve_time=whole(1, 300).map(float),
+    interval=st.one_of(st.just(math.inf), whole(1, 120).map(float)),
+    stall=whole(0, 10).map(float),
+    persist=st.one_of(st.just(0.0), whole(0, 80).map(float)),
 )
 sequences = st.integers(0, 25).flatmap(lambda n: st.builds(
     FailureSequence.of,
-    st.lists(st.floats(0.01, 120.0), min_size=n, max_size=n),
-    st.lists(st.floats(0.0, 10.0), min_size=n, max_size=n),
-    st.lists(st.floats(0.0, 15.0), min_size=n, max_size=n),
+    st.lists(whole(0, 119).map(lambda g: g + 0.5), min_size=n, max_size=n),
+    st.lists(whole(0, 10).map(float), min_size=n, max_size=n),
+    st.lists(whole(0, 15).map(float), min_size=n, max_size=n),
 ))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(specs, sequences)
 def test_simpy_and_vectorized_agree_exactly(spec, sequence):
     a, b = simulate(spec, sequence), replay(spec, sequence)

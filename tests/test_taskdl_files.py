@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -73,3 +75,15 @@ def test_synth_command_writes_the_task_columns(tmp_path):
     back = read_task_trace(out)
     assert {"workload", "gpu_util"} <= set(back.columns)
     pd.testing.assert_frame_equal(back, generate_trace("taskdl", 1, 2), check_dtype=False)
+
+
+def test_characterize_command_compares_a_written_trace_with_helios(tmp_path, capsys):
+    path = tmp_path / "taskdl14.csv"
+    write_task_trace(generate_trace("taskdl", 14, 0), path)
+    capsys.readouterr()
+    assert cli_main(["characterize", str(path), "--profile", "taskdl", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {f"{r['group']}: {r['metric']}": r for r in report["comparison"]}
+    for key in ("run time, all GPU jobs (s): mean", "run time, all GPU jobs (s): median",
+                "GPU demand: mean GPUs per GPU job"):
+        assert rows[key]["passed"] is True and rows[key]["tolerance"] == 0.15

@@ -19,7 +19,12 @@ class Job:
 
     Work accounting: ``run_time`` is the recorded work (s at ``gpu_num`` GPUs); a running
     interval first spends ``overhead`` seconds restarting, then does work. ``done_work`` is the
-    work saved when the interval began; ``remaining_work = run_time - done_work``.
+    work saved when the interval began; ``remaining_work = run_time - done_work``. A job with a
+    ``pace`` (``CheckpointPace``-like: ``wall``, ``advance``) also stalls for its checkpoints
+    while it works; ``stall_time`` sums those stalls. ``recovery_wait`` sums the time from each
+    failure stop to the restart that follows it (``wait_part``: the share of the current
+    overhead spent waiting on the job's own nodes); ``failure_lost_gpu_time`` is the part of
+    ``lost_gpu_time`` caused by failures (``stop_cause`` names what stopped the last interval).
     """
 
     __slots__ = (
@@ -27,7 +32,9 @@ class Job:
         "cpu_num", "nodes_needed", "per_node", "submit_time", "recorded_start", "run_time",
         "status", "start_time", "last_start", "expected_end", "done_work", "checkpointed_work",
         "overhead", "attained_closed", "held_time", "preemptions", "failures", "lost_gpu_time",
-        "epoch", "grants", "arrival_seq", "end_state", "next_overhead",
+        "epoch", "grants", "arrival_seq", "end_state", "next_overhead", "pace", "restarts",
+        "stall_time", "recovery_wait", "stopped_at", "wait_part", "stop_cause",
+        "failure_lost_gpu_time",
     )
 
     def __init__(
@@ -66,6 +73,14 @@ class Job:
         self.arrival_seq = 0
         self.end_state = trace_state
         self.next_overhead: float | None = None
+        self.pace = None
+        self.restarts = 0
+        self.stall_time = 0.0
+        self.recovery_wait = 0.0
+        self.stopped_at = NAN
+        self.wait_part = 0.0
+        self.stop_cause = ""
+        self.failure_lost_gpu_time = 0.0
 
     @property
     def remaining_work(self) -> float:

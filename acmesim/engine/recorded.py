@@ -4,7 +4,8 @@ It is an internal scheduler (not registered): it keeps arrived jobs in a heap by
 and, in each pass, starts the due ones in recorded-start order on nodes the placement policy
 chooses. A due job that does not fit the modeled cluster is *late*: it is retried, oldest
 first, in every later pass until it fits, and the summary reports how many were late and by
-how much (nothing is shifted silently). A zero-length job still needs its GPUs for an instant at
+how much (nothing is shifted silently). A job interrupted by a failure restarts as soon as
+it fits again. A zero-length job still needs its GPUs for an instant at
 its start, after the jobs ending at that time have released theirs.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 
-from acmesim.engine.job import RUNNING
+from acmesim.engine.job import PENDING, RUNNING
 from acmesim.model.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling.base import Decision, Scheduler
 
@@ -32,6 +33,10 @@ class RecordedStarts(Scheduler):
         """Remember the job until its recorded start."""
         heapq.heappush(self._due, (job.recorded_start, job.index, job))
 
+    def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
+        """A job stopped by a failure restarts as soon as it fits again."""
+        self._late.append(job)
+
     def schedule(self, view: SchedulerView) -> Decision:
         """Start the late jobs that now fit, then the jobs due now."""
         if not self._late and not (self._due and self._due[0][0] <= view.now):
@@ -46,6 +51,8 @@ class RecordedStarts(Scheduler):
             ready.append(heapq.heappop(self._due)[2])
         still_late: list[JobInfo] = []
         for job in ready:
+            if job.status != PENDING:  # restarted in place after a failure
+                continue
             if job.nodes_needed * job.per_node <= view.cluster.free_gpus_total or job.pool != "gpu":
                 yield job
             if job.status != RUNNING:

@@ -1,7 +1,9 @@
 """``run_replay``: one configured replay written to a run directory (what the CLI calls).
 
 Writes ``config.yaml`` (the configuration after all overrides), ``jobs.csv``,
-``utilization.csv`` and ``summary.csv``, each atomically. Any error is caught and reported in
+``failures.csv``, ``utilization.csv`` and ``summary.csv``, each atomically. The failure,
+checkpoint and recovery choices are applied by ``acmesim.faults`` (the defaults inject nothing,
+so a plain replay is the trace as recorded). Any error is caught and reported in
 ``summary.csv`` (and in ``RunResult.error``); result tables of an earlier run in the same
 directory are removed first, so a failed run never leaves stale tables next to its summary.
 """
@@ -17,9 +19,8 @@ from typing import Any
 import pandas as pd
 
 from acmesim.config import ReplayConfig
-from acmesim.core.errors import ConfigError
 from acmesim.engine.simulate import simulate
-from acmesim.metrics.schema import JOBS, SUMMARY, UTILIZATION
+from acmesim.metrics.schema import FAILURES, JOBS, SUMMARY, UTILIZATION
 from acmesim.metrics.summary import summary_row
 from acmesim.metrics.writers import write_summary, write_table, write_yaml
 from acmesim.model import CLUSTERS
@@ -55,15 +56,6 @@ def config_data(config: ReplayConfig) -> dict[str, Any]:
     return data
 
 
-def _check_unwired(config: ReplayConfig) -> None:
-    """Refuse plug-in groups this entry point does not apply yet, instead of ignoring them."""
-    for group in ("failure", "checkpoint"):
-        choice = getattr(config, group)
-        if choice.name != "none":
-            raise ConfigError(f"{group}={choice.name!r} is not applied by run_replay yet; "
-                              f"only {group}=none is supported here")
-
-
 def _load_trace(config: ReplayConfig) -> pd.DataFrame:
     """The trace named by ``config.trace``, through the trace-source registry."""
     from acmesim.workload.sources import TRACES
@@ -75,8 +67,10 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
                  progress: Callable[[float, int], None] | None,
                  paths: dict[str, Path]) -> dict[str, Any]:
     """Resolve, load, simulate and write the tables; returns the summary fields."""
+    from acmesim.faults import injector_for  # acmesim.faults builds on the engine
+
     paths["config"] = write_yaml(run_dir / "config.yaml", config_data(config))
-    _check_unwired(config)
+    injector = injector_for(config)
     spec = CLUSTERS.create(config.cluster.name, config.cluster.options).spec
     scheduler = SCHEDULERS.create(config.scheduler.name, config.scheduler.options)
     placement = PLACEMENTS.create(config.placement.name, config.placement.options)
@@ -86,11 +80,14 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
         jobs, spec, scheduler, placement, mode=config.mode, cpu_jobs=config.cpu_jobs,
         oversize_jobs=config.oversize_jobs, utilization_interval=config.utilization_interval,
         seed=config.seed, progress=progress if config.progress else None,
+        setup=injector.attach,
     )
     paths["jobs"] = write_table(run_dir / JOBS.file_name, result.jobs, JOBS)
+    paths["failures"] = write_table(run_dir / FAILURES.file_name, injector.failures_table(),
+                                    FAILURES)
     paths["utilization"] = write_table(run_dir / UTILIZATION.file_name, result.utilization,
                                        UTILIZATION)
-    return result.summary
+    return {**result.summary, **injector.summary_fields()}
 
 
 def run_replay(
@@ -104,12 +101,13 @@ def run_replay(
     began = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    for name in (JOBS.file_name, UTILIZATION.file_name):
+    for name in (JOBS.file_name, FAILURES.file_name, UTILIZATION.file_name):
         (run_dir / name).unlink(missing_ok=True)
     fields: dict[str, Any] = {
         "run_id": default_run_id(config), "seed": config.seed, "mode": config.mode,
         "scheduler": config.scheduler.name, "placement": config.placement.name,
-        "cluster": config.cluster.name,
+        "failure": config.failure.name, "checkpoint": config.checkpoint.name,
+        "recovery": config.recovery.name, "cluster": config.cluster.name,
     }
     paths: dict[str, Path] = {}
     error: str | None = None

@@ -40,6 +40,10 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
         "preemptions": np.asarray(recorder.preemptions, dtype=np.int64),
         "failures": np.asarray(recorder.failures, dtype=np.int64),
         "lost_gpu_time": np.asarray(recorder.lost_gpu_time, dtype=float),
+        "restarts": np.asarray(recorder.restarts, dtype=np.int64),
+        "checkpoint_overhead": np.asarray(recorder.checkpoint_overhead, dtype=float),
+        "recovery_wait": np.asarray(recorder.recovery_wait, dtype=float),
+        "work_done": np.asarray(recorder.work_done, dtype=float),
         "nodes": nodes,
     })
     return frame[JOBS.names]

@@ -14,7 +14,7 @@ from acmesim.engine.results import jobs_frame
 from acmesim.engine.simulation import Progress, Simulation
 from acmesim.engine.trace_input import prepare_jobs
 from acmesim.metrics.gpu_busy import gpu_busy_fields
-from acmesim.metrics.summary import job_statistics
+from acmesim.metrics.summary import job_statistics, loss_by_cause
 from acmesim.metrics.utilization import utilization_table
 from acmesim.model import ClusterSpec, cluster_spec
 from acmesim.policies.placement import PLACEMENTS
@@ -83,6 +83,7 @@ def simulate(
         "wall_time": loop_time,
     }
     summary.update(job_statistics(frame, spec.total_gpus, recorded=mode == "recorded"))
+    summary.update(loss_by_cause(frame, float(sum(sim.jobs.failure_lost_gpu_time))))
     summary.update(gpu_busy_fields(frame, jobs))
     summary.update(sim.scheduler.summary_fields())
     return SimulationResult(

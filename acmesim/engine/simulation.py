@@ -8,8 +8,9 @@ stopping a job early bumps the epoch, so its stale completion event is ignored w
 
 Policies never touch this object: the scheduler returns a ``Decision`` that the engine applies.
 Failure injection and checkpoint policies use the control methods ``preempt``, ``interrupt``,
-``terminate``, ``set_node_health``, ``set_switch_health``, ``record_checkpoint``, ``call_at`` and
-``call_later``.
+``relaunch``, ``terminate``, ``set_node_health``, ``set_switch_health``, ``record_checkpoint``,
+``call_at`` and ``call_later``, and may adjust each job as it arrives (``arrival_hooks``). The run
+ends when the last job ends, even if such callbacks are still scheduled later.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from collections.abc import Callable, Iterable
 from types import MappingProxyType
 from typing import Literal
 
+from simpy.core import StopSimulation
 from simpy.events import Event
 
 from acmesim.core.errors import AcmesimError
 from acmesim.core.rng import RngStreams
 from acmesim.engine.clock import PASS_PRIORITY, Clock
-from acmesim.engine.job import DONE, HELD, PENDING, RUNNING, Job
+from acmesim.engine.job import DONE, HELD, NAN, PENDING, RUNNING, Job
 from acmesim.engine.preemption import PreemptionModel
 from acmesim.engine.recorded import RecordedStarts
 from acmesim.engine.trace_input import JobTable
@@ -85,6 +87,9 @@ class Simulation:
         self.running: dict[int, Job] = {}
         self.held: dict[int, Job] = {}
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
+        self.arrival_hooks: list[Callable[[Job], None]] = []
+        """Called with each job as it arrives, before it is queued (may set its work, final
+        state or checkpoint ``pace``)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -153,12 +158,14 @@ class Simulation:
 
     def _on_arrivals(self, indices: list[int]) -> None:
         """Jobs submitted now enter their pending queues."""
-        table, hooked = self.table, self._hooks["on_arrival"]
+        table, hooked, prepare = self.table, self._hooks["on_arrival"], self.arrival_hooks
         for i in indices:
             job = Job(i, table.job_id[i], table.user[i], table.type[i], table.state[i],
                       table.pool[i], table.gpu_num[i], table.node_num[i], table.cpu_num[i],
                       table.nodes_needed[i], table.per_node[i], table.submit[i],
                       table.start[i], table.run_time[i])
+            for hook in prepare:
+                hook(job)
             self._enqueue(job)
             if hooked:
                 self.scheduler.on_arrival(job, self.view)
@@ -208,6 +215,8 @@ class Simulation:
             self.check_invariants()
         if now >= self._next_progress:
             self._report_progress(now)
+        if self.jobs.ended == len(self.table):
+            raise StopSimulation(None)  # every job ended: later callbacks no longer matter
 
     def _report_progress(self, now: float) -> None:
         """Call the progress callback and set the time of the next call (~1% of the span)."""
@@ -230,13 +239,14 @@ class Simulation:
             return allocation
         return self.cpu_pool.place(job.nodes_needed, job.per_node)
 
-    def _start(self, job: Job) -> bool:
-        """Place and start a pending job now; False (job stays pending) if it does not fit."""
+    def _start(self, job: Job, allocation: Allocation | None = None) -> bool:
+        """Place (or put on ``allocation``) and start a pending job now; False if it won't fit."""
         queue = self._queues.get(job.pool)
         if queue is None or queue.get(job.index) is not job:
             raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked to start job "
                                f"{job.job_id!r} which is {job.status}, not pending")
-        allocation = self._fit(job)
+        if allocation is None:
+            allocation = self._fit(job)
         gpu_job = job.pool == "gpu"
         pool = self.cluster if gpu_job else self.cpu_pool
         if allocation is None:
@@ -262,11 +272,18 @@ class Simulation:
         if job.preemptions or job.failures:
             job.overhead = (self.preemption.restart_overhead(job)
                             if job.next_overhead is None else job.next_overhead)
+            job.restarts += 1
+            if job.stopped_at == job.stopped_at:  # restarting after a failure stop
+                job.recovery_wait += now - job.stopped_at
+                job.stopped_at = NAN
         else:
             job.start_time = now
         job.last_start = now
         job.status = RUNNING
-        end = now + job.overhead + (job.run_time - job.done_work)
+        pace = job.pace
+        work = (job.run_time - job.done_work if pace is None
+                else pace.wall(job.done_work, job.run_time))
+        end = now + job.overhead + work
         job.expected_end = end
         self.running[job.index] = job
         if gpu_job:
@@ -289,7 +306,7 @@ class Simulation:
         job, epoch = event.value
         if epoch != job.epoch or job.status != RUNNING:
             return
-        self._finish(job, job.trace_state)
+        self._finish(job, job.trace_state, job.run_time)
 
     def _close_interval(self, job: Job) -> float:
         """Release the job's resources and account its running interval; returns its length."""
@@ -302,15 +319,25 @@ class Simulation:
             self.busy_gpus -= job.gpu_num
         job.held_time += held
         job.attained_closed += job.gpu_num * held
-        job.lost_gpu_time += job.gpu_num * min(held, job.overhead)
+        restart = job.gpu_num * min(held, job.overhead)
+        job.lost_gpu_time += restart
+        if job.stop_cause == "failure":
+            job.failure_lost_gpu_time += restart
+        if job.wait_part:
+            job.recovery_wait += min(held, job.wait_part)
+            job.wait_part = 0.0
+        if job.pace is not None:
+            computing = max(0.0, held - job.overhead)
+            job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
         job.epoch += 1
         job.expected_end = math.nan
         return held
 
-    def _finish(self, job: Job, state: str) -> None:
-        """End ``job`` for good with final ``state``."""
+    def _finish(self, job: Job, state: str, work: float) -> None:
+        """End ``job`` for good with final ``state`` and ``work`` done."""
         grants = job.grants
         self._close_interval(job)
+        job.done_work = work
         job.grants = ()
         job.status = DONE
         job.end_state = state
@@ -329,24 +356,37 @@ class Simulation:
             raise AcmesimError(f"requeue_after and overhead must be >= 0 seconds, got "
                                f"{requeue_after!r} and {overhead!r}")
         assert isinstance(job, Job)
-        executed = self.env.now - job.last_start
-        progress = min(job.run_time, job.done_work + max(0.0, executed - job.overhead))
+        progress = self.progress(job)
         saved = self.preemption.saved_work(job.checkpointed_work, progress, cause)
-        job.lost_gpu_time += job.gpu_num * (progress - saved)
-        job.done_work = job.checkpointed_work = saved
+        rollback = job.gpu_num * (progress - saved)
+        job.lost_gpu_time += rollback
         self._close_interval(job)
+        job.done_work = job.checkpointed_work = saved
         job.grants = ()
         job.next_overhead = overhead
+        job.stop_cause = cause
         if cause == "preemption":
             job.preemptions += 1
         else:
             job.failures += 1
+            job.failure_lost_gpu_time += rollback
+            job.stopped_at = self.env.now
         if requeue_after > 0:
             job.status = HELD
             self.held[job.index] = job
             self.call_later(requeue_after, lambda: self._requeue(job))
         else:
             self._requeue(job)
+
+    def progress(self, job: JobInfo) -> float:
+        """Work a job has done as of now (restart overhead and checkpoint stalls aside)."""
+        assert isinstance(job, Job)
+        if job.status != RUNNING:
+            return job.done_work
+        computing = max(0.0, self.env.now - job.last_start - job.overhead)
+        if job.pace is None:
+            return min(job.run_time, job.done_work + computing)
+        return job.pace.advance(job.done_work, job.run_time, computing)[0]
 
     def _requeue(self, job: Job) -> None:
         """Put a stopped job back in its pending queue (unless it ended while held)."""
@@ -374,6 +414,22 @@ class Simulation:
         """
         self._stop(job, "failure", requeue_after, overhead)
 
+    def relaunch(self, job: JobInfo, allocation: Allocation, *, wait: float = 0.0,
+                 overhead: float = 0.0) -> None:
+        """Interrupt a running job by a failure and restart it at once on ``allocation``.
+
+        For recoveries that keep the job on its nodes (a transient fault, or a failed node
+        swapped for a spare): work rolls back as in ``interrupt``, then the new running interval
+        holds ``allocation`` (free once the job's own GPUs are released) for ``wait`` seconds of
+        detection and diagnosis plus ``overhead`` seconds of restart, all restart overhead.
+        """
+        if not wait >= 0:
+            raise AcmesimError(f"wait must be >= 0 seconds, got {wait!r}")
+        self._stop(job, "failure", 0.0, wait + overhead)
+        assert isinstance(job, Job)
+        job.wait_part = wait
+        self._start(job, allocation)
+
     def terminate(self, job: JobInfo, state: str) -> None:
         """End a running or held job now with final ``state`` (e.g. ``NODE_FAIL``)."""
         assert isinstance(job, Job)
@@ -385,10 +441,11 @@ class Simulation:
             self.jobs.record(job, self.env.now, state, ())
             if self._hooks["on_finish"]:
                 self.scheduler.on_finish(job, self.view)
+            self.request_pass()
             return
         if job.status != RUNNING:
             raise AcmesimError(f"cannot terminate job {job.job_id!r}: it is {job.status}")
-        self._finish(job, state)
+        self._finish(job, state, self.progress(job))
 
     def set_switch_health(self, switch: str, health: NodeHealth | str) -> list[JobInfo]:
         """Set every node under ``switch`` (a leaf, spine or ``core``) to ``health``."""
@@ -411,7 +468,7 @@ class Simulation:
     def record_checkpoint(self, job: JobInfo, work: float | None = None) -> None:
         """Mark the running job's work (default: its progress now) as safely checkpointed."""
         assert isinstance(job, Job)
-        progress = self.view.progress(job)
+        progress = self.progress(job)
         work = progress if work is None else min(work, progress)
         job.checkpointed_work = max(job.checkpointed_work, work)
 

@@ -133,7 +133,11 @@ class EvalResult:
             if len(self.requests) != 1:
                 raise ValueError("several requests: pass request_id")
             return self.requests[0]
-        return next(r for r in self.requests if r.request_id == request_id)
+        for summary in self.requests:
+            if summary.request_id == request_id:
+                return summary
+        known = ", ".join(r.request_id for r in self.requests)
+        raise KeyError(f"no request {request_id!r}; requests: {known}")
 
     def trials_frame(self) -> pd.DataFrame:
         """One row per trial (``TRIAL_COLUMNS``)."""

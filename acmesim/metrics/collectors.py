@@ -68,6 +68,11 @@ class JobRecorder:
         self.preemptions = [0] * size
         self.failures = [0] * size
         self.lost_gpu_time = [0.0] * size
+        self.failure_lost_gpu_time = [0.0] * size
+        self.restarts = [0] * size
+        self.checkpoint_overhead = [0.0] * size
+        self.recovery_wait = [0.0] * size
+        self.work_done = [0.0] * size
         self.state = [""] * size
         self.grants: list[tuple[tuple[int, int], ...]] = [()] * size
         self.ended = 0
@@ -86,6 +91,11 @@ class JobRecorder:
         self.preemptions[i] = job.preemptions
         self.failures[i] = job.failures
         self.lost_gpu_time[i] = job.lost_gpu_time
+        self.failure_lost_gpu_time[i] = job.failure_lost_gpu_time
+        self.restarts[i] = job.restarts
+        self.checkpoint_overhead[i] = job.stall_time
+        self.recovery_wait[i] = job.recovery_wait
+        self.work_done[i] = job.done_work
         self.state[i] = state
         self.grants[i] = grants
         self.ended += 1

@@ -56,16 +56,50 @@ JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when repla
     Column("end_time", "float", S, "end in the simulation"),
     Column("queue_delay", "float", S, "start_time - submit_time"),
     Column("run_time", "float", S, "time the job held its resources, over all its running "
-           "intervals (equals recorded_run_time unless it was preempted or interrupted)"),
+           "intervals (equals recorded_run_time unless it was preempted, interrupted, stalled "
+           "for checkpoints or ended early by a modeled job failure)"),
     Column("jct", "float", S, "job completion time: end_time - submit_time"),
     Column("recorded_start_time", "float", S, "start time recorded in the trace"),
     Column("recorded_run_time", "float", S, "run time recorded in the trace (the job's work)"),
     Column("preemptions", "int", "count", "times a scheduler preempted the job"),
     Column("failures", "int", "count", "times a modeled infrastructure failure interrupted it"),
     Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rolled-back work and restart "
-           "overhead: sum(run_time x gpu_num) = recorded GPU time + lost_gpu_time"),
+           "overhead (a recovery wait on the job's own nodes and the checkpoint restore count "
+           "as restart overhead): run_time x gpu_num = (work_done + checkpoint_overhead) x "
+           "gpu_num + lost_gpu_time"),
+    Column("restarts", "int", "count", "times the job started again after a preemption or a "
+           "failure"),
+    Column("checkpoint_overhead", "float", S, "time training stalled for checkpoints (sync: "
+           "the whole write; async: the device-to-host copy), included in run_time"),
+    Column("recovery_wait", "float", S, "time from each failure interruption until the job's "
+           "restart began (the recovery policy's wait, then any wait for nodes)"),
+    Column("work_done", "float", S, "work completed when the job ended (s at gpu_num): "
+           "recorded_run_time, or less when a modeled job-level failure ended it early"),
     Column("nodes", "str", "-", "nodes of its final running interval, ';'-separated "
            "(n0000... GPU nodes, c00... CPU nodes)"),
+))
+
+FAILURES = TableSchema("failures.csv", "one injected hardware fault (in time order)", (
+    Column("failure_id", "int", "-", "0-based number of the fault in time order"),
+    Column("time", "float", S, "when the fault struck"),
+    Column("kind", "str", "-", "failure kind (nvlink_error, ecc_error, switch_failure, ...)"),
+    Column("scope", "str", "-", "gpu, node or switch"),
+    Column("target", "str", "-", "the node (gpu/node scope) or leaf switch (switch scope) hit"),
+    Column("gpu", "str", "-", "GPU index within the node (gpu scope; empty otherwise)"),
+    Column("nodes", "str", "-", "every node the fault struck, ';'-separated"),
+    Column("nodes_down", "int", "nodes", "nodes it took out of service (0 for a transient "
+           "fault, which a restart clears, or for nodes already down)"),
+    Column("detection_delay", "float", S, "time until the jobs hit observe the fault"),
+    Column("repair_time", "float", S, "time the struck nodes stay out of service (FAILED, "
+           "then REPAIRING after the detection delay, then up again)"),
+    Column("jobs_hit", "int", "jobs", "running jobs interrupted by the fault"),
+    Column("gpus_hit", "int", "GPUs", "sum of gpu_num of the jobs hit"),
+    Column("jobs_requeued", "int", "jobs", "jobs hit that gave back their nodes and were "
+           "requeued (the others restarted in place, on spare nodes if needed)"),
+    Column("spare_nodes_used", "int", "nodes", "hot-spare nodes swapped in for the jobs hit"),
+    Column("lost_gpu_time", "float", GPU_S, "work of the jobs hit rolled back to their last "
+           "persisted checkpoint, x gpu_num"),
+    Column("job_ids", "str", "-", "ids of the jobs hit, ';'-separated"),
 ))
 
 UTILIZATION = TableSchema("utilization.csv", "one interval of `utilization_interval` seconds "
@@ -103,6 +137,14 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("mode", "str", "-", "recorded (trace start times) or scheduled"),
         Column("scheduler", "str", "-", "scheduler (ignored in recorded mode)"),
         Column("placement", "str", "-", "placement policy"),
+        Column("failure", "str", "-", "failure model (none: only the trace's own outcomes)"),
+        Column("checkpoint", "str", "-", "checkpoint policy"),
+        Column("recovery", "str", "-", "recovery policy"),
+        Column("trace_outcomes", "str", "-", "replay, replace or both: whether the trace's "
+               "recorded failed outcomes are replayed, replaced by the model's job failures, or "
+               "both"),
+        Column("job_failures_from", "str", "-", "where job-level failures come from: trace, "
+               "model, or trace+model (both; double counting on purpose)"),
         Column("cluster", "str", "-", "cluster preset"),
         Column("cluster_gpus", "int", "GPUs", "GPUs in the modeled cluster"),
         Column("trace_start", "str", "UTC", "the time 0 of every time column (earliest "
@@ -138,10 +180,30 @@ def _summary_columns() -> tuple[Column, ...]:
                "makespan)"),
         Column("gpu_time", "float", GPU_S, "sum of run_time x gpu_num over simulated jobs"),
         Column("trace_gpu_time", "float", GPU_S, "sum of recorded_run_time x gpu_num over "
-               "simulated jobs; gpu_time - trace_gpu_time = lost_gpu_time"),
+               "simulated jobs; gpu_time - trace_gpu_time = lost_gpu_time when no job "
+               "checkpoints and no modeled job failure ends one early"),
         Column("preemptions", "int", "count", "preemptions over all jobs"),
         Column("failures", "int", "count", "failure interruptions over all jobs"),
         Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rollback and restarts"),
+        Column("restarts", "int", "count", "restarts over all jobs"),
+        Column("failure_events", "int", "count", "hardware faults injected (rows of "
+               "failures.csv)"),
+        Column("job_failures_modeled", "int", "jobs", "jobs ended early by a modeled job-level "
+               "failure (script, framework, auxiliary-service or storage error)"),
+        Column("lost_gpu_hours_failures", "float", "GPU-h", "GPU time lost to failures: work "
+               "rolled back plus restart overhead (recovery waits on the job's nodes, restart, "
+               "checkpoint restore) after failure interruptions"),
+        Column("lost_gpu_hours_preemptions", "float", "GPU-h", "GPU time lost to preemptions: "
+               "rolled-back work plus restart overhead"),
+        Column("lost_gpu_hours_checkpoints", "float", "GPU-h", "GPU time stalled for "
+               "checkpoints: sum of checkpoint_overhead x gpu_num"),
+        Column("failed_job_gpu_hours", "float", "GPU-h", "GPU time of jobs that ended FAILED, "
+               "TIMEOUT or NODE_FAIL (recorded or modeled outcome; see job_failures_from)"),
+        Column("recovery_wait_hours", "float", "h", "sum of recovery_wait over all jobs"),
+        Column("node_downtime_hours", "float", "node-h", "time GPU nodes spent out of service "
+               "(FAILED or REPAIRING) within the simulated span"),
+        Column("ettr_pretrain", "float", "fraction", "effective training time ratio of "
+               "Pretrain jobs: sum of work_done / sum of (end_time - start_time)"),
         Column("gpu_util_jobs", "int", "jobs", "GPU jobs whose trace row gives `gpu_util` (this "
                "and the next two columns are empty when the trace has no such column)"),
         Column("busy_gpu_time", "float", GPU_S, "sum of run_time x gpu_num x gpu_util over "
@@ -169,5 +231,5 @@ def _summary_columns() -> tuple[Column, ...]:
 
 SUMMARY = TableSchema("summary.csv", "the run (exactly one row)", _summary_columns())
 
-TABLES: tuple[TableSchema, ...] = (JOBS, UTILIZATION, SUMMARY)
+TABLES: tuple[TableSchema, ...] = (JOBS, FAILURES, UTILIZATION, SUMMARY)
 """Every result table, in the order the docs present them."""

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 
 from acmesim.metrics.schema import STATS, SUMMARY
-from acmesim.workload.schema import FINAL_STATES, JOB_TYPES
+from acmesim.workload.schema import FAILED_STATES, FINAL_STATES, JOB_TYPES
+
+HOUR = 3600.0
 
 
 def _stats(values: np.ndarray) -> list[float]:
@@ -58,7 +60,32 @@ def job_statistics(jobs: pd.DataFrame, total_gpus: int, recorded: bool) -> dict[
     out["preemptions"] = int(jobs["preemptions"].sum())
     out["failures"] = int(jobs["failures"].sum())
     out["lost_gpu_time"] = float(jobs["lost_gpu_time"].sum())
+    out.update(reliability_statistics(jobs))
     return out
+
+
+def reliability_statistics(jobs: pd.DataFrame) -> dict[str, Any]:
+    """Restarts, checkpoint stalls, failed jobs' GPU time, recovery waits, pretraining ETTR."""
+    gpu_num = jobs["gpu_num"].to_numpy(dtype=float)
+    failed = jobs["state"].isin(sorted(FAILED_STATES)).to_numpy()
+    held = jobs["run_time"].to_numpy(dtype=float) * gpu_num
+    stalls = jobs["checkpoint_overhead"].to_numpy(dtype=float) * gpu_num
+    pretrain = jobs[jobs["type"] == "Pretrain"]
+    wall = float((pretrain["end_time"] - pretrain["start_time"]).sum())
+    return {
+        "restarts": int(jobs["restarts"].sum()),
+        "lost_gpu_hours_checkpoints": float(stalls.sum()) / HOUR,
+        "failed_job_gpu_hours": float(held[failed].sum()) / HOUR,
+        "recovery_wait_hours": float(jobs["recovery_wait"].sum()) / HOUR,
+        "ettr_pretrain": float(pretrain["work_done"].sum()) / wall if wall > 0 else float("nan"),
+    }
+
+
+def loss_by_cause(jobs: pd.DataFrame, failure_lost_gpu_time: float) -> dict[str, float]:
+    """Lost GPU-hours split between failures and preemptions (the rest of ``lost_gpu_time``)."""
+    total = float(jobs["lost_gpu_time"].sum())
+    return {"lost_gpu_hours_failures": failure_lost_gpu_time / HOUR,
+            "lost_gpu_hours_preemptions": max(0.0, total - failure_lost_gpu_time) / HOUR}
 
 
 def summary_row(fields: Mapping[str, Any]) -> dict[str, Any]:

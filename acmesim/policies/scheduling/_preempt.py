@@ -151,6 +151,10 @@ class PreemptiveScheduler(PriorityScheduler):
     def before_pass(self, view: SchedulerView) -> None:
         """Bring time-dependent state up to date (demotions, promotions, ...)."""
 
+    def may_preempt(self) -> bool:
+        """Cheap pre-check: could any pending job preempt at all (default: yes)?"""
+        return True
+
     # ------------------------------------------------------------------ passes
     def schedule(self, view: SchedulerView) -> Decision:
         """Preempt for the best pending jobs if that helps, then start jobs in key order."""
@@ -169,6 +173,8 @@ class PreemptiveScheduler(PriorityScheduler):
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""
+        if not self.may_preempt():
+            return False
         worst = self.worst_rank(view)
         if worst is None:
             return False
@@ -194,6 +200,8 @@ class PreemptiveScheduler(PriorityScheduler):
             if nodes is None:
                 found = self._find_victims(view, job, free, chosen, budget)
                 if found is None:
+                    if self.strict:
+                        break  # head-of-line: nothing behind a blocked job may start
                     continue
                 nodes, victims = found
                 for victim in victims:

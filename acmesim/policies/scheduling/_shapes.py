@@ -140,8 +140,12 @@ class ShapeQueues:
         """The lowest-key head among shapes that fit the counts and pass ``admit``."""
         best_shape, best_entry = None, None
         empty: list[Shape] = []
+        max_single, whole = capacity.max_single, capacity.whole
         for shape, heap in self.heaps.items():
-            if not capacity.admits_shape(shape) or shape in skipped:
+            if shape[1] == "gpu" and (shape[3] > max_single if shape[2] == 1
+                                      else shape[2] > whole):
+                continue  # the counts say no job of this shape fits (Capacity.admits_shape)
+            if skipped and shape in skipped:
                 continue
             while heap and heap[0][3] is None:
                 heapq.heappop(heap)

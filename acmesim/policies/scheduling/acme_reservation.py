@@ -92,6 +92,8 @@ class AcmeReservation(PreemptiveScheduler):
         """Unreserved jobs per node (nodes with at least one)."""
         self.borrowing: dict[int, JobInfo] = {}
         """Running jobs of borrowing types."""
+        self.pending_reserved = 0
+        """Pending jobs of reserved types."""
         self.nodes_of: dict[int, list[int]] = {}
         """Nodes of each running unreserved job (grants are gone once a job stops)."""
         self.admit_rule = self.admit
@@ -114,8 +116,20 @@ class AcmeReservation(PreemptiveScheduler):
 
     # ------------------------------------------------------------------ ranking
     def lane(self, job: JobInfo) -> str:
-        """One queue per type, so a type at its quota never hides another."""
-        return job.type
+        """Queues by admission rule: one per reserved type (so a type at its quota never hides
+        another), one for borrowers, one for the rest."""
+        if self.reserved(job):
+            return job.type
+        return "borrow" if job.type in self.borrower_types else "shared"
+
+    def may_preempt(self) -> bool:
+        """Only a pending job of a reserved type can preempt."""
+        return self.pending_reserved > 0
+
+    def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
+        """Queue the job; count pending reserved-type jobs."""
+        super().on_arrival(job, view)
+        self.pending_reserved += self.reserved(job)
 
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, float]:
         """(priority class, submission time)."""
@@ -189,12 +203,14 @@ class AcmeReservation(PreemptiveScheduler):
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """Count the job."""
         super().on_start(job, view)
+        self.pending_reserved -= self.reserved(job)
         self._account(job, 1)
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
-        """Uncount the job (its grants are still readable) and queue it again."""
+        """Uncount the job and queue it again."""
         self._account(job, -1)
         super().on_requeue(job, view)
+        self.pending_reserved += self.reserved(job)
 
     def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
         """Uncount the job."""

@@ -2,7 +2,7 @@
 
 Published statistics come from ``acmesim.workload.targets_prior`` (R-SUM rows, acme_facts.md
 §2.4, §2.6, §7, figure readings). What they do not give is an **assumption** (the class models
-in ``search.py`` and ``rl.py``, the class shares below, sessions, users, queueing) or is
+in ``search.py`` and ``rl.py``, the class shares below, bursts, users, queueing) or is
 **fitted** by ``python -m acmesim.workload.synthetic.taskdl_calibrate PRIOR``, which prints the
 values pasted here:
 

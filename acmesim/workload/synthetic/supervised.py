@@ -1,7 +1,7 @@
 """Classic supervised training of the Philly/Helios era: mostly 1-8 GPU jobs, hours long.
 
-A user submits a session (a burst of jobs a few minutes apart: new hyper-parameters, a fixed
-bug, another dataset); each job draws its GPU count and run time from the class's ``TypeModel``
+A user submits a burst of jobs a few minutes apart (new hyper-parameters, a fixed bug,
+another dataset); each job draws its GPU count and run time from the class's ``TypeModel``
 exactly as an Acme job type does (``jobs.py``: published-percentile quantile function, Gaussian
 copula between GPU count and run time). The class is the part of the ``taskdl`` profile fitted
 to the prior trace's statistics (``taskdl_calibrate.py``).
@@ -22,7 +22,7 @@ from acmesim.workload.synthetic.taskmeta import TaskMeta
 
 def supervised_jobs(streams: RngStreams, model: TypeModel, states: StateModel,
                     starts: np.ndarray) -> tuple[JobArrays, TaskMeta]:
-    """Every job of the sessions starting at ``starts``; ``user`` holds the session index."""
+    """Every job of the bursts starting at ``starts``; ``user`` holds the burst index."""
     sizes = group_sizes(streams.stream("supervised/sessions"), model.group, len(starts))
     group, _, submit = expand_groups(streams.stream("supervised/gaps"), model.group,
                                      np.asarray(starts, dtype=np.int64), sizes)

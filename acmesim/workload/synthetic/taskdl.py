@@ -2,8 +2,8 @@
 
 A ``TaskDLProfile`` is a ``WorkloadProfile`` (cluster, queue rules, arrival rhythm, users, final
 state model, targets) plus the three class models: architecture/objective search
-(``search.py``), deep RL studies (``rl.py``) and supervised sessions (``supervised.py``, the
-profile's single ``TypeModel``). Each class arrives as units (a search, a study, a session) in a
+(``search.py``), deep RL studies (``rl.py``) and supervised bursts (``supervised.py``, the
+profile's single ``TypeModel``). Each class arrives as units (a search, a study, a burst) in a
 modulated Poisson process (``arrivals.py``) at a rate set by its share of the GPU jobs; the jobs
 are packed onto the cluster like the Acme profiles' (``compose.py``). Every job gets a GPU
 utilization from its class's ``UtilModel``.
@@ -56,7 +56,7 @@ class TaskDLProfile(WorkloadProfile):
         return self.types[0]
 
     def jobs_per_unit(self) -> dict[str, float]:
-        """Mean GPU jobs per search, per RL study and per supervised session."""
+        """Mean GPU jobs per search, per RL study and per supervised burst."""
         counts = self.rl.variants_per_study
         variants = sum(k * p for k, p in counts.items()) / sum(counts.values())
         return {"search": self.jobs_per_search,
@@ -64,7 +64,7 @@ class TaskDLProfile(WorkloadProfile):
                 "supervised": arrivals.mean_group_size(self.supervised.group)}
 
     def unit_rates(self) -> dict[str, float]:
-        """Searches, studies and sessions per day that give the class shares of the jobs."""
+        """Searches, studies and bursts per day that give the class shares of the jobs."""
         per_unit = self.jobs_per_unit()
         return {c: self.gpu_jobs_per_day * self.class_job_share[c] / per_unit[c]
                 for c in CLASSES}

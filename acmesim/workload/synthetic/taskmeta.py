@@ -1,7 +1,7 @@
 """Per-job task attributes of generated jobs, kept aligned with their ``JobArrays``.
 
 Which workload class a job belongs to (``llm`` for the Acme profiles' jobs, ``search``, ``rl``,
-``supervised``), which search / study / session it is part of, its stage inside it (search rung,
+``supervised``), which search / study / burst it is part of, its stage inside it (search rung,
 RL seed), its variant (search trial or final training, RL algorithm), the job it continues
 (``parent``: a promoted search trial, a pretraining restart) and its GPU utilization. They
 become extra columns of the normalized table (``EXTRA_COLUMNS``).
@@ -15,7 +15,7 @@ import numpy as np
 
 EXTRA_COLUMNS: dict[str, str] = {
     "workload": "workload class: llm (Acme profiles), search, rl or supervised",
-    "task_group": "the search, RL study or supervised session the job belongs to ('' if none)",
+    "task_group": "the search, RL study or supervised burst the job belongs to ('' if none)",
     "task_stage": "search: rung of the trial (the final training is one past the last rung); "
                   "rl: seed index; otherwise 0",
     "task_variant": "search: trial or final; rl: the algorithm variant; otherwise ''",

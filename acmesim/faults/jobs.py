@@ -1,0 +1,74 @@
+"""Per-job setup on arrival: checkpoint plan and pace, trace outcomes, modeled job failures.
+
+Each arriving job gets the ``CheckpointPlan`` its policy gives for the job's own MTBF (from the
+failure model: it falls as the job grows), and the matching ``CheckpointPace`` so the engine adds
+its checkpoint stalls to its run time. Plans depend only on the job's type and size, so they are
+computed once per shape.
+
+Trace outcomes (``FailureSources``): with ``trace_outcomes=replace`` a job the trace recorded as
+FAILED, TIMEOUT or NODE_FAIL runs its recorded work and completes, unless the model fails it;
+with ``replay`` or ``both`` it ends where the trace says. When the model has job-level failures
+(``replace``/``both``), a GPU job whose failure comes before the end of its work ends ``FAILED``
+once its compute reaches that point: its work becomes the failure time (the trace's recorded run
+time stays in ``recorded_run_time``). Such failures are not recovered (``acmesim.reliability.
+recovery``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from acmesim.engine.job import Job
+from acmesim.faults.pacing import CheckpointPace
+from acmesim.reliability.checkpointing import CheckpointPlan
+from acmesim.workload.schema import FAILED_STATES
+
+Shape = tuple[str, int, int, int]
+
+
+class JobPreparer:
+    """Sets each arriving job's checkpoint pace, final state and (modeled-failure) work."""
+
+    def __init__(self, failure_model: Any, checkpoint_policy: Any, rng: np.random.Generator
+                 ) -> None:
+        self.failure_model = failure_model
+        self.checkpoint_policy = checkpoint_policy
+        self.rng = rng
+        sources = failure_model.sources
+        self.replace_recorded = not sources.recorded
+        self.model_job_failures = sources.job_failures
+        self._plans: dict[Shape, tuple[CheckpointPlan, CheckpointPace | None]] = {}
+        self.plans: dict[int, CheckpointPlan] = {}
+        """Checkpoint plan of every GPU job that checkpoints, by engine index."""
+        self.failed: dict[int, str] = {}
+        """Kind of the modeled job-level failure that ends a job, by engine index."""
+
+    def __call__(self, job: Job) -> None:
+        """Prepare ``job`` (an engine arrival hook)."""
+        if job.pool != "gpu":
+            return
+        plan, pace = self._plan(job)
+        if pace is not None:
+            job.pace = pace
+            self.plans[job.index] = plan
+        if self.replace_recorded and job.trace_state in FAILED_STATES:
+            job.trace_state = "COMPLETED"
+        if self.model_job_failures:
+            failure = self.failure_model.job_software_failure(job, self.rng)
+            if failure is not None and failure.time < job.run_time:
+                job.run_time = failure.time
+                job.trace_state = "FAILED"
+                self.failed[job.index] = failure.kind
+
+    def _plan(self, job: Job) -> tuple[CheckpointPlan, CheckpointPace | None]:
+        """The plan and pace of the job's shape (cached)."""
+        shape = (job.type, job.gpu_num, job.node_num, job.nodes_needed)
+        cached = self._plans.get(shape)
+        if cached is None:
+            mtbf = self.failure_model.job_mtbf(job.gpu_num, job.nodes_needed)
+            plan = self.checkpoint_policy.plan(job, mtbf)
+            cached = (plan, CheckpointPace.of(plan))
+            self._plans[shape] = cached
+        return cached
