@@ -19,8 +19,7 @@ from acmesim.engine import simulate
 from acmesim.faults import injector_for
 from acmesim.workload.synthetic import generate_trace
 
-CAUSES = ("lost_gpu_hours_failures", "lost_gpu_hours_preemptions", "lost_gpu_hours_checkpoints",
-          "failed_job_gpu_hours")
+CAUSES = ("lost_gpu_hours_failures", "lost_gpu_hours_preemptions", "lost_gpu_hours_checkpoints")
 
 
 def timed(trace, **kwargs):
@@ -60,7 +59,8 @@ def main() -> None:
           f"{fields['node_downtime_hours']:.0f} node-h, trace outcomes: "
           f"{fields['trace_outcomes']} (job failures from {fields['job_failures_from']})")
     print("GPU-hours lost by cause: " + ", ".join(
-        f"{name.replace('lost_gpu_hours_', '')} {fields[name]:,.0f}" for name in CAUSES))
+        f"{name.replace('lost_gpu_hours_', '')} {fields[name]:,.0f}" for name in CAUSES)
+        + f"; GPU-hours of jobs ending failed: {fields['failed_job_gpu_hours']:,.0f}")
     print(f"GPU-hours simulated: {fields['gpu_time'] / 3600:,.0f} "
           f"(failure-free {base.summary['gpu_time'] / 3600:,.0f})")
     print(f"ETTR of pretraining jobs: {fields['ettr_pretrain']:.4f}")

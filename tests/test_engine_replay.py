@@ -59,7 +59,7 @@ def test_failed_run_still_writes_its_summary_and_no_stale_tables(tmp_path):
 
 def test_unknown_plugin_name_is_reported_with_the_valid_ones(tmp_path):
     result = run_replay(config(placement=Choice("nearest")), tmp_path, jobs=frame(ROWS))
-    assert "valid placement names: consolidate, first_fit, spread" in result.error
+    assert "valid placement names: consolidate, first_fit, lucid, spread" in result.error
 
 
 def test_progress_callback_receives_fractions(tmp_path):

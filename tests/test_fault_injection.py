@@ -213,8 +213,10 @@ def down_nodes_hold_no_jobs(sim):
     sim.check_invariants = check
 
 
-@pytest.mark.parametrize("recovery", ["automatic", "hot_spare", "manual"])
-def test_invariants_hold_under_frequent_failures(recovery):
+@pytest.mark.parametrize(("recovery", "scheduler"), [
+    ("automatic", "fifo"), ("hot_spare", "fifo"), ("manual", "fifo"),
+    ("automatic", "srtf"), ("hot_spare", "las"), ("hot_spare", "acme_reservation")])
+def test_invariants_hold_under_frequent_failures(recovery, scheduler):
     failures = FAILURES.create("exponential", {"node_mtbf_hours": 2.0})
     checkpoint = CHECKPOINTS.create("young", {"mode": "sync", "node_mtbf_hours": 2.0})
     injector = FaultInjector(failures, checkpoint, RECOVERIES.create(recovery))
@@ -222,7 +224,8 @@ def test_invariants_hold_under_frequent_failures(recovery):
     def setup(sim):
         injector.attach(sim)
         down_nodes_hold_no_jobs(sim)
-    result = simulate(frame(ROWS), cluster(8, per_leaf=4), setup=setup, audit=True, seed=3)
+    result = simulate(frame(ROWS), cluster(8, per_leaf=4), scheduler, setup=setup, audit=True,
+                      seed=3)
     jobs = result.jobs
     assert len(jobs) == len(ROWS) and (jobs["state"] != "").all()
     assert jobs["failures"].sum() > 0 and len(injector.log) > 0

@@ -1,7 +1,8 @@
 """``run_replay``: one configured replay written to a run directory (what the CLI calls).
 
 Writes ``config.yaml`` (the configuration after all overrides), ``jobs.csv``,
-``failures.csv``, ``utilization.csv`` and ``summary.csv``, each atomically. The failure,
+``failures.csv``, ``utilization.csv`` and ``summary.csv`` (plus the scheduler's extra tables,
+e.g. ``eval_requests.csv``), each atomically. The failure,
 checkpoint and recovery choices are applied by ``acmesim.faults`` (the defaults inject nothing,
 so a plain replay is the trace as recorded). Any error is caught and reported in
 ``summary.csv`` (and in ``RunResult.error``); result tables of an earlier run in the same
@@ -20,7 +21,7 @@ import pandas as pd
 
 from acmesim.config import ReplayConfig
 from acmesim.engine.simulate import simulate
-from acmesim.metrics.schema import FAILURES, JOBS, SUMMARY, UTILIZATION
+from acmesim.metrics.schema import FAILURES, JOBS, SUMMARY, TABLES, UTILIZATION
 from acmesim.metrics.summary import summary_row
 from acmesim.metrics.writers import write_summary, write_table, write_yaml
 from acmesim.model import CLUSTERS
@@ -87,6 +88,8 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
                                     FAILURES)
     paths["utilization"] = write_table(run_dir / UTILIZATION.file_name, result.utilization,
                                        UTILIZATION)
+    for schema, table in result.tables:
+        paths[Path(schema.file_name).stem] = write_table(run_dir / schema.file_name, table, schema)
     return {**result.summary, **injector.summary_fields()}
 
 
@@ -101,8 +104,9 @@ def run_replay(
     began = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    for name in (JOBS.file_name, FAILURES.file_name, UTILIZATION.file_name):
-        (run_dir / name).unlink(missing_ok=True)
+    for schema in TABLES:
+        if schema is not SUMMARY:
+            (run_dir / schema.file_name).unlink(missing_ok=True)
     fields: dict[str, Any] = {
         "run_id": default_run_id(config), "seed": config.seed, "mode": config.mode,
         "scheduler": config.scheduler.name, "placement": config.placement.name,

@@ -14,6 +14,7 @@ from acmesim.engine.results import jobs_frame
 from acmesim.engine.simulation import Progress, Simulation
 from acmesim.engine.trace_input import prepare_jobs
 from acmesim.metrics.gpu_busy import gpu_busy_fields
+from acmesim.metrics.schema import TableSchema
 from acmesim.metrics.summary import job_statistics, loss_by_cause
 from acmesim.metrics.utilization import utilization_table
 from acmesim.model import ClusterSpec, cluster_spec
@@ -32,6 +33,8 @@ class SimulationResult:
     curve: pd.DataFrame
     summary: dict[str, Any]
     trace_start: pd.Timestamp | None
+    tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
+    """Extra result tables of the scheduler (its ``result_tables`` hook), with their schemas."""
 
 
 def simulate(
@@ -55,12 +58,20 @@ def simulate(
     ``cluster``/``scheduler``/``placement`` are objects or registered names (default options).
     ``setup(sim)`` runs before the simulation starts (attach failure injectors, probes, ...);
     ``audit=True`` re-verifies the cluster bookkeeping after every pass (slow, for tests).
+
+    Optional scheduler hooks (scheduled mode only; e.g. ``eval_decoupled``):
+    ``scheduler.rewrite_jobs(jobs, spec)`` returns the job table to replay instead of ``jobs``;
+    ``scheduler.result_tables(jobs_frame)`` returns extra ``(TableSchema, DataFrame)`` result
+    tables after the run, before ``summary_fields()`` is read.
     """
     spec = cluster_spec(cluster)
     if isinstance(scheduler, str):
         scheduler = SCHEDULERS.create(scheduler)
     if isinstance(placement, str):
         placement = PLACEMENTS.create(placement)
+    rewrite = getattr(scheduler, "rewrite_jobs", None)
+    if rewrite is not None and mode == "scheduled":
+        jobs = rewrite(jobs, spec)
     table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
     sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
                      progress=progress, audit=audit, seed=seed)
@@ -85,6 +96,8 @@ def simulate(
     summary.update(job_statistics(frame, spec.total_gpus, recorded=mode == "recorded"))
     summary.update(loss_by_cause(frame, float(sum(sim.jobs.failure_lost_gpu_time))))
     summary.update(gpu_busy_fields(frame, jobs))
+    report = getattr(sim.scheduler, "result_tables", None)
+    tables = list(report(frame)) if report is not None else []
     summary.update(sim.scheduler.summary_fields())
     return SimulationResult(
         jobs=frame,
@@ -93,6 +106,7 @@ def simulate(
         curve=pd.DataFrame(curve),
         summary=summary,
         trace_start=table.origin,
+        tables=tables,
     )
 
 

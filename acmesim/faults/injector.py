@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from acmesim.core.errors import ConfigError
 from acmesim.engine.job import Job
 from acmesim.engine.simulation import Simulation
 from acmesim.faults.jobs import JobPreparer
@@ -72,7 +73,9 @@ class FaultInjector:
         self.recovery = (self._recovery if isinstance(self._recovery, RecoveryPolicy)
                          else self._recovery(epoch))
         self.rng = sim.rng.stream("recovery")
-        self.nodes = NodeLifecycle(sim, self.recovery.reserved_nodes(sim.cluster.num_nodes))
+        spares = self.recovery.reserved_nodes(sim.cluster.num_nodes)
+        _check_spares_leave_room(sim, spares)
+        self.nodes = NodeLifecycle(sim, spares)
         self.preparer = JobPreparer(self.failure_model, self.checkpoint_policy,
                                     sim.rng.stream("failures.jobs"))
         sim.arrival_hooks.append(self.preparer)
@@ -187,3 +190,17 @@ class FaultInjector:
             "node_downtime_hours": self.nodes.downtime / 3600.0,
         })
         return fields
+
+
+def _check_spares_leave_room(sim: Simulation, spares: int) -> None:
+    """Refuse a spare pool that leaves too few nodes for the largest GPU job."""
+    if not spares:
+        return
+    table, usable = sim.table, sim.cluster.num_nodes - spares
+    needs = [(n, i) for i, (n, pool) in enumerate(zip(table.nodes_needed, table.pool,
+                                                      strict=True)) if pool == "gpu"]
+    if needs and max(needs)[0] > usable:
+        nodes, index = max(needs)
+        raise ConfigError(f"the recovery policy holds {spares} of {sim.cluster.num_nodes} nodes "
+                          f"as hot spares, leaving {usable}; job {table.job_id[index]!r} needs "
+                          f"{nodes} and could never start (lower recovery.spare_fraction)")

@@ -16,10 +16,13 @@ absent). A run that fails still writes `summary.csv`, with the error in its `err
 - Times are seconds since the trace start: the earliest submission in the input job table
   (`trace_start` in the summary gives it as a UTC timestamp). Durations are seconds.
 - GPU time is GPU-seconds. Empty cells mean "not applicable" (e.g. a statistic of no jobs).
-- Same configuration and seed give byte-identical `jobs.csv` and `utilization.csv`; only
-  `wall_time` and `events_per_second` in `summary.csv` depend on the machine.
+- Same configuration and seed give byte-identical `jobs.csv`, `failures.csv` and
+  `utilization.csv`; only `wall_time` and `events_per_second` in `summary.csv` depend on the
+  machine.
 - `config.yaml` is the resolved configuration of the run (plug-in options with their
   defaults filled in).
+- How failures, checkpoints and recoveries are played, and the GPU-time identity the columns
+  obey, are described in [failures.md](failures.md).
 
 This page is generated from `acmesim/metrics/schema.py` by `python -m acmesim.metrics.docs`;
 a test fails when the two disagree.

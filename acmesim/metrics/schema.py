@@ -118,6 +118,49 @@ UTILIZATION = TableSchema("utilization.csv", "one interval of `utilization_inter
            "request"),
 ))
 
+EVAL_REQUESTS = TableSchema("eval_requests.csv", "one evaluation request: the trace Eval jobs "
+                            "one user submitted in the same second with the same GPU count "
+                            "(written by the eval_coupled and eval_decoupled schedulers)", (
+    Column("request_id", "str", "-", "job id of the request's first trace Eval job"),
+    Column("user", "str", "-", "the trace's user id"),
+    Column("submit_time", "float", S, "submission time"),
+    Column("gpu_num", "int", "GPUs", "GPUs per trace job and per trial"),
+    Column("jobs", "int", "jobs", "trace Eval jobs (datasets) of the request"),
+    Column("trials", "int", "jobs", "engine jobs it ran as (coupled: its trace jobs; "
+           "decoupled: its planned trials)"),
+    Column("first_start", "float", S, "start of its first engine job"),
+    Column("gpu_end", "float", S, "end of its last engine job (GPUs released)"),
+    Column("results_end", "float", S, "last dataset result: last job end (coupled) or last "
+           "CPU metric end (decoupled)"),
+    Column("queue_delay", "float", S, "first_start - submit_time"),
+    Column("makespan", "float", S, "results_end - submit_time"),
+    Column("recorded_makespan", "float", S, "in the trace: last recorded end - submission"),
+    Column("recorded_gpu_time", "float", GPU_S, "sum of the trace jobs' recorded run_time x "
+           "gpu_num"),
+    Column("gpu_time_held", "float", GPU_S, "sum of its engine jobs' run_time x gpu_num in the "
+           "replay"),
+    Column("metric_cpu_time", "float", S, "sum of its CPU metric jobs' durations (decoupled; "
+           "0 when metrics ran on the GPU)"),
+))
+
+EVAL_JOBS = TableSchema("eval_jobs.csv", "one trace Eval job of a request (a dataset; written "
+                        "by the eval_coupled and eval_decoupled schedulers)", (
+    Column("job_id", "str", "-", "the trace's job id"),
+    Column("request_id", "str", "-", "the request it belongs to (eval_requests.csv)"),
+    Column("gpu_num", "int", "GPUs", "GPUs recorded"),
+    Column("recorded_run_time", "float", S, "run time recorded in the trace"),
+    Column("shards", "int", "count", "engine jobs that ran a part of it"),
+    Column("trials", "str", "-", "those engine jobs' ids, ';'-separated"),
+    Column("predictions_end", "float", S, "its last shard's inference done (coupled: the job's "
+           "end, its metric ran inside it)"),
+    Column("metric_s", "float", S, "duration of its CPU metric job (decoupled; empty coupled)"),
+    Column("metric_node", "str", "-", "node whose spare CPU threads ran the metric"),
+    Column("metric_start", "float", S, "CPU metric job start (after any wait for threads)"),
+    Column("metric_end", "float", S, "CPU metric job end"),
+    Column("result_time", "float", S, "its result is available: metric_end (decoupled) or the "
+           "job's end (coupled)"),
+))
+
 STATS = ("mean", "p50", "p95", "p99")
 
 
@@ -219,6 +262,21 @@ def _summary_columns() -> tuple[Column, ...]:
                "|estimate - actual| / max(actual, 1 s)"),
         Column("prediction_bias", "float", S, "mean signed error (estimate - actual); > 0 "
                "means overestimates"),
+        Column("eval_requests", "int", "requests", "evaluation requests the trace Eval jobs "
+               "were grouped into (eval_coupled / eval_decoupled schedulers; empty otherwise)"),
+        Column("eval_recorded_gpu_time", "float", GPU_S, "the trace's own GPU time of those "
+               "Eval jobs (recorded run_time x gpu_num), before any rewrite"),
+        Column("eval_gpu_time", "float", GPU_S, "GPU time the replayed evaluation jobs held "
+               "(decoupled: lower, metrics left the GPU)"),
+        Column("eval_metric_cpu_time", "float", S, "time of the CPU metric jobs moved off the "
+               "GPU (decoupled)"),
+        Column("eval_request_makespan_mean", "float", S, "mean request makespan (submission to "
+               "last result)"),
+        Column("eval_request_makespan_p95", "float", S, "95th percentile request makespan"),
+        Column("eval_request_queue_delay_mean", "float", S, "mean request queue delay "
+               "(submission to its first job's start)"),
+        Column("eval_request_queue_delay_p95", "float", S, "95th percentile request queue "
+               "delay"),
         Column("events", "int", "events", "simulation events processed"),
         Column("passes", "int", "passes", "scheduling passes run"),
         Column("events_per_second", "float", "1/s", "events / wall_time"),
@@ -231,5 +289,6 @@ def _summary_columns() -> tuple[Column, ...]:
 
 SUMMARY = TableSchema("summary.csv", "the run (exactly one row)", _summary_columns())
 
-TABLES: tuple[TableSchema, ...] = (JOBS, FAILURES, UTILIZATION, SUMMARY)
+TABLES: tuple[TableSchema, ...] = (JOBS, FAILURES, UTILIZATION, EVAL_REQUESTS, EVAL_JOBS,
+                                   SUMMARY)
 """Every result table, in the order the docs present them."""

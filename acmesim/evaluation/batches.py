@@ -1,0 +1,96 @@
+"""Group a job table's trace Eval jobs into evaluation requests (one checkpoint x many datasets).
+
+Rule: the GPU jobs of type ``Eval`` that one user submitted in the same whole second with the same
+GPU count form one request; each job is one dataset of it. A burst of Eval jobs submitted
+together is how an evaluation of one checkpoint on a benchmark suite shows up in the trace
+(acme_facts.md §5: each checkpoint is evaluated on about 60 datasets). Jobs of one burst with
+different GPU counts evaluate differently sized models, so they become separate requests.
+
+A request's id is the job id of its first job (in table order), so it can be traced back.
+CPU-only Eval jobs (``gpu_num = 0``) are not grouped: they stay ordinary jobs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from acmesim.core.errors import TraceError
+from acmesim.engine.trace_input import SOURCE, _int_column, _run_times, _seconds_ns
+
+EVAL_TYPE = "Eval"
+"""The job type of evaluation jobs (acmesim.workload.schema.JOB_TYPES)."""
+
+NEEDED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
+                  "gpu_num")
+NS_PER_S = 1_000_000_000
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalBatch:
+    """The trace Eval jobs of one request: their row positions in the table, in table order."""
+
+    request_id: str
+    user: str
+    gpu_num: int
+    rows: tuple[int, ...]
+
+    @property
+    def first_row(self) -> int:
+        """Position of the request's first job (where its replayed jobs are put)."""
+        return self.rows[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceColumns:
+    """The validated columns grouping and expansion read (times as int ns since the epoch)."""
+
+    job_id: np.ndarray
+    user: np.ndarray
+    state: np.ndarray
+    submit_ns: np.ndarray
+    start_ns: np.ndarray
+    run_time: np.ndarray
+    gpu_num: np.ndarray
+
+
+def read_columns(jobs: pd.DataFrame) -> TraceColumns:
+    """Validate and extract the columns grouping needs (errors name row, job, column, value)."""
+    missing = [c for c in NEEDED_COLUMNS if c not in jobs.columns]
+    if missing:
+        raise TraceError(SOURCE, f"missing column(s) {', '.join(missing)}",
+                         expected="the normalized job table (acmesim.workload.schema)")
+    frame = jobs.reset_index(drop=True)
+    return TraceColumns(
+        job_id=frame["job_id"].astype(str).to_numpy(dtype=object),
+        user=frame["user"].astype(str).to_numpy(dtype=object),
+        state=frame["state"].astype(str).to_numpy(dtype=object),
+        submit_ns=_seconds_ns(frame, "submit_time"),
+        start_ns=_seconds_ns(frame, "start_time"),
+        run_time=_run_times(frame),
+        gpu_num=_int_column(frame, "gpu_num"),
+    )
+
+
+def group_eval_jobs(jobs: pd.DataFrame, columns: TraceColumns | None = None) -> list[EvalBatch]:
+    """The table's GPU Eval jobs grouped into requests, in order of each request's first job."""
+    cols = read_columns(jobs) if columns is None else columns
+    types = jobs["type"].astype(str).to_numpy(dtype=object)
+    rows = np.flatnonzero((types == EVAL_TYPE) & (cols.gpu_num > 0))
+    if not len(rows):
+        return []
+    keys = pd.DataFrame({
+        "user": cols.user[rows],
+        "second": cols.submit_ns[rows] // NS_PER_S,
+        "gpu_num": cols.gpu_num[rows],
+    })
+    batches = []
+    for positions in keys.groupby(["user", "second", "gpu_num"], sort=False).indices.values():
+        members = tuple(int(r) for r in rows[np.sort(positions)])
+        first = members[0]
+        batches.append(EvalBatch(str(cols.job_id[first]), str(cols.user[first]),
+                                 int(cols.gpu_num[first]), members))
+    batches.sort(key=lambda b: b.first_row)
+    return batches

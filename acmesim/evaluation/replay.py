@@ -1,0 +1,82 @@
+"""Evaluation requests inside a full cluster replay: rewrite the job table, report the requests.
+
+``EvalReplay`` is what the ``eval_coupled`` and ``eval_decoupled`` scheduler plug-ins use:
+
+1. ``rewrite(jobs, spec)`` before the replay: group the trace Eval jobs into requests
+   (``batches``), expand each coupled (unchanged) or decoupled (re-planned trials,
+   ``replay_trials``) and return the job table the engine replays (``replay_table``).
+2. ``tables(frame)`` after it: ``eval_requests.csv`` and ``eval_jobs.csv`` from the jobs table,
+   with the CPU metric jobs queued on their nodes (``replay_results``), and
+   ``summary_fields()`` for summary.csv.
+
+GPU-time accounting: ``eval_recorded_gpu_time`` is the trace's own GPU time of the Eval jobs
+(recorded run time x GPUs), ``eval_gpu_time`` the GPU time the replayed engine jobs held. They
+agree for a coupled replay without preemption or failures; decoupled, the replayed GPU time is
+lower because metrics leave the GPU (their time is reported as ``eval_metric_cpu_time``) and
+merged trials load the model once, and higher by one load per extra shard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from acmesim.core.errors import AcmesimError
+from acmesim.evaluation.batches import TraceColumns, group_eval_jobs, read_columns
+from acmesim.evaluation.replay_results import replay_summary, replay_tables
+from acmesim.evaluation.replay_table import rewritten_table
+from acmesim.evaluation.replay_trials import ReplayRequest, coupled_request, decoupled_request
+from acmesim.evaluation.schedulers import EvalScheduler
+from acmesim.evaluation.spec import EvalCluster
+from acmesim.metrics.schema import EVAL_JOBS, EVAL_REQUESTS, TableSchema
+from acmesim.model.spec import ClusterSpec
+
+
+def eval_cluster(spec: ClusterSpec) -> EvalCluster:
+    """The evaluation model's view of a cluster's GPU nodes (NIC and CPU threads per node)."""
+    return EvalCluster(nodes=spec.nodes, gpus_per_node=spec.gpus_per_node,
+                       cpu_threads_per_node=spec.cpus_per_node)
+
+
+def metric_slots(cluster: EvalCluster) -> int:
+    """Metric CPU jobs one node runs at once (spare threads / threads per metric job)."""
+    return cluster.metric_cpu_threads_per_node // cluster.metric_cpu_threads
+
+
+class EvalReplay:
+    """Replays a table's trace Eval jobs as requests, coupled (no planner) or decoupled."""
+
+    def __init__(self, planner: EvalScheduler | None = None, request_gpus: int = 0) -> None:
+        self.planner = planner
+        self.request_gpus = request_gpus
+        self.requests: list[ReplayRequest] = []
+        self._columns: TraceColumns | None = None
+        self._slots = 1
+        self._summary: dict[str, Any] = {}
+
+    def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
+        """The job table to replay: unchanged when coupled, Eval jobs -> trials when decoupled."""
+        cols = read_columns(jobs)
+        batches = group_eval_jobs(jobs, cols)
+        cluster = eval_cluster(spec)
+        self._columns, self._slots, self._summary = cols, metric_slots(cluster), {}
+        if self.planner is None:
+            self.requests = [coupled_request(b, cols) for b in batches]
+            return jobs
+        self.requests = [decoupled_request(b, cols, self.planner, cluster, self.request_gpus)
+                         for b in batches]
+        return rewritten_table(jobs, self.requests, cols)
+
+    def tables(self, frame: pd.DataFrame) -> list[tuple[TableSchema, pd.DataFrame]]:
+        """``eval_requests.csv`` and ``eval_jobs.csv`` from the jobs table of the replay."""
+        if self._columns is None:
+            raise AcmesimError("evaluation results asked before the job table was rewritten "
+                               "(call rewrite() before the replay)")
+        requests, jobs = replay_tables(self.requests, self._columns, frame, self._slots)
+        self._summary = replay_summary(requests)
+        return [(EVAL_REQUESTS, requests), (EVAL_JOBS, jobs)]
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The eval_* summary.csv fields (empty until ``tables`` ran)."""
+        return dict(self._summary)

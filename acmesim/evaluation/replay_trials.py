@@ -1,0 +1,122 @@
+"""The engine jobs a trace evaluation request is replayed as, coupled or decoupled.
+
+*Coupled* (what the trace recorded): every trace Eval job is one engine job with its recorded
+run time; its model loading, inference and metric all hold its GPUs, so its predictions and its
+metric result are ready when it ends.
+
+*Decoupled*: the request (one dataset per trace job, phase times from
+``acmesim.evaluation.trace``: loading + preprocessing 29.5%, inference 51.5%, metric 19.0% of
+the recorded run time) is re-planned by an evaluation scheduler plug-in for ``gpus`` GPUs, by
+default the request's own width (the GPUs of all its trace jobs together), so it never plans
+wider than the trace ran it. Every planned trial becomes one engine job holding its GPUs for
+
+    load + sum over its shards of (prep + inference)
+
+where ``load`` is, with decoupled loading, one prefetch of the checkpoint through a NIC of its
+own (size / NIC bandwidth; fixed before the replay, so every trial is charged the full prefetch,
+which is exact for the first trials on a node and conservative for later ones) plus the
+host-to-GPU copy; without it, the trace rule's remote load on a full node (35.84 s per 7B).
+Metrics leave the GPU: each dataset's metric runs as a CPU job once its last shard's inference
+is done (``acmesim.evaluation.metric_queue``). GPU time therefore drops by the metric share and
+by the loads merging saves, and rises by one load per extra shard of a split dataset.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from acmesim.core.errors import ConfigError
+from acmesim.evaluation.batches import EvalBatch, TraceColumns
+from acmesim.evaluation.schedulers import EvalScheduler
+from acmesim.evaluation.spec import EvalCluster, ModelSpec
+from acmesim.evaluation.trace import reference_load_s, request_from_eval_jobs
+
+COMPLETED = "COMPLETED"
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayTrial:
+    """One engine job of a request and the datasets whose shards it runs.
+
+    ``finishes`` holds, per shard in run order, ``(dataset index, tail)``: the shard's inference
+    ends ``tail`` seconds of work before the trial's end.
+    """
+
+    job_id: str
+    run_time: float
+    inference_s: float
+    state: str
+    finishes: tuple[tuple[int, float], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayRequest:
+    """A trace evaluation request as replayed: its trace jobs (datasets) and its engine jobs."""
+
+    batch: EvalBatch
+    job_ids: tuple[str, ...]
+    recorded_run_times: tuple[float, ...]
+    trials: tuple[ReplayTrial, ...]
+    metric_s: tuple[float, ...]
+    metrics_on_cpu: bool
+
+    @property
+    def recorded_gpu_time(self) -> float:
+        """GPU-seconds the trace recorded for the request's jobs."""
+        return sum(self.recorded_run_times) * self.batch.gpu_num
+
+
+def _jobs_of(batch: EvalBatch, cols: TraceColumns) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """Job ids and recorded run times of the batch's trace jobs."""
+    return (tuple(str(cols.job_id[r]) for r in batch.rows),
+            tuple(float(cols.run_time[r]) for r in batch.rows))
+
+
+def coupled_request(batch: EvalBatch, cols: TraceColumns) -> ReplayRequest:
+    """The request as recorded: each trace job is its own engine job (metric inside it)."""
+    ids, runs = _jobs_of(batch, cols)
+    trials = tuple(
+        ReplayTrial(job_id, run, 0.0, str(cols.state[row]), ((i, 0.0),))
+        for i, (job_id, run, row) in enumerate(zip(ids, runs, batch.rows, strict=True))
+    )
+    return ReplayRequest(batch, ids, runs, trials, (0.0,) * len(ids), metrics_on_cpu=False)
+
+
+def trial_load_s(model: ModelSpec, cluster: EvalCluster, decouple_loading: bool) -> float:
+    """Seconds a trial holds its GPUs loading ``model`` (see the module docstring)."""
+    if decouple_loading:
+        return model.size_bytes / cluster.nic_bytes_per_s + cluster.local_load_s(model)
+    return reference_load_s(model.gpus, cluster.gpus_per_node, cluster.nic_gbps)
+
+
+def trial_state(states: list[str]) -> str:
+    """COMPLETED when every trace job behind the trial completed, else the first other state."""
+    return next((s for s in states if s != COMPLETED), COMPLETED)
+
+
+def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalScheduler,
+                      cluster: EvalCluster, request_gpus: int = 0) -> ReplayRequest:
+    """The request re-planned by ``planner`` for ``request_gpus`` GPUs (0: its own width)."""
+    ids, runs = _jobs_of(batch, cols)
+    jobs = [(job_id, batch.gpu_num, run) for job_id, run in zip(ids, runs, strict=True)]
+    request = request_from_eval_jobs(batch.request_id, jobs)
+    gpus = request_gpus if request_gpus > 0 else batch.gpu_num * len(ids)
+    plan = planner.plan(request, gpus)
+    if not plan.options.decouple_metrics:
+        raise ConfigError(f"evaluation planner {plan.scheduler!r} keeps metrics on the GPU; a "
+                          f"cluster replay of decoupled evaluation needs decouple_metrics=true")
+    load = trial_load_s(request.model, cluster, plan.options.decouple_loading)
+    index = {job_id: i for i, job_id in enumerate(ids)}
+    trials = []
+    for trial in plan.trials:
+        run_time = load + trial.gpu_work_s
+        done = load
+        finishes = []
+        for shard in trial.shards:
+            done += shard.gpu_work_s
+            finishes.append((index[shard.dataset], max(0.0, run_time - done)))
+        states = [str(cols.state[batch.rows[index[s.dataset]]]) for s in trial.shards]
+        trials.append(ReplayTrial(f"{batch.request_id}/{trial.trial_id}", run_time,
+                                  trial.inference_s, trial_state(states), tuple(finishes)))
+    metric_s = tuple(request.dataset(j).metric_s for j in ids)
+    return ReplayRequest(batch, ids, runs, tuple(trials), metric_s, metrics_on_cpu=True)
