@@ -9,6 +9,7 @@ from factories import frame, job
 from acmesim.config import Choice, ReplayConfig
 from acmesim.engine import run_replay
 from acmesim.metrics.schema import JOBS, SUMMARY, UTILIZATION
+from acmesim.policies.placement import PLACEMENTS
 
 ROWS = [job(t * 7 % 300, 30 + t % 50, [1, 2, 4, 8, 16][t % 5], 2 if t % 5 == 4 else 1,
             type=["Eval", "SFT", "Pretrain"][t % 3]) for t in range(60)]
@@ -59,7 +60,7 @@ def test_failed_run_still_writes_its_summary_and_no_stale_tables(tmp_path):
 
 def test_unknown_plugin_name_is_reported_with_the_valid_ones(tmp_path):
     result = run_replay(config(placement=Choice("nearest")), tmp_path, jobs=frame(ROWS))
-    assert "valid placement names: consolidate, first_fit, lucid, spread" in result.error
+    assert f"valid placement names: {', '.join(PLACEMENTS.names())}" in result.error
 
 
 def test_progress_callback_receives_fractions(tmp_path):
