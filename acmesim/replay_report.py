@@ -121,42 +121,90 @@ def duration_text(value: Any) -> str:
 
 
 def _number(value: Any, unit: str = "") -> str:
-    """A summary value for display: durations humanized, fractions as percent."""
+    """A summary value for display: durations humanized, fractions as percent or ratio."""
     if unit == "s":
         return duration_text(value)
-    if unit == "GPU-s":
-        return _number(float(value) / 3600.0) if value is not None else "-"
     if unit == "%":
         try:
             return f"{float(value) * 100:.1f} %"
         except (TypeError, ValueError):
             return "-"
+    if unit == "ratio":
+        return f"{float(value):.3f}"
+    if unit == "node-h":
+        return f"{_amount(value)} {unit}"
     if isinstance(value, float):
         return f"{value:,.1f}"
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-HEADLINE: tuple[tuple[str, str, str], ...] = (
+def _amount(value: Any) -> str:
+    """A float amount: one decimal from 10 up, three significant digits below."""
+    number = float(value)
+    return f"{number:,.1f}" if abs(number) >= 10 else f"{number:.3g}"
+
+
+def _present(value: Any) -> bool:
+    """True for a value a summary actually holds (not missing, not NaN)."""
+    return value is not None and value == value
+
+
+Field = tuple[str, str, str]
+"""A summary field to show: key (``acmesim.metrics.schema.SUMMARY``), label, unit of the value."""
+
+HEADLINE: tuple[Field, ...] = (
     ("simulated_jobs", "jobs", ""),
     ("makespan", "makespan", "s"),
     ("gpu_utilization", "GPU utilization", "%"),
     ("queue_delay_mean", "mean queue delay", "s"),
     ("jct_mean", "mean JCT", "s"),
-    ("lost_gpu_time", "GPU-hours lost", "GPU-s"),
-    ("failures", "failures", ""),
-    ("wall_time", "wall time", "s"),
 )
-"""Summary fields shown (``acmesim.metrics.schema.SUMMARY``): key, label, unit of the value."""
+"""The run's outcome, first in the report (and the whole one-line report of a sweep's run)."""
+
+LOSS_CAUSES: tuple[tuple[str, str], ...] = (
+    ("lost_gpu_hours_failures", "failures"),
+    ("lost_gpu_hours_preemptions", "preemptions"),
+    ("lost_gpu_hours_checkpoints", "checkpoint stalls"),
+)
+"""The summary's GPU-hours lost by cause, in the order the report adds them up."""
+
+FAILURE_FIELDS: tuple[Field, ...] = (
+    ("failure_events", "failure events", ""),
+    ("failures", "interruptions", ""),
+    ("node_downtime_hours", "node downtime", "node-h"),
+    ("ettr_pretrain", "ETTR Pretrain", "ratio"),
+)
+"""Shown when a failure model is on (``failure`` other than ``none``)."""
+
+TAIL: tuple[Field, ...] = (("wall_time", "wall time", "s"),)
+"""Shown last: how long the replay took."""
+
+
+def _shown(summary: Mapping[str, Any], fields: tuple[Field, ...]) -> list[tuple[str, str]]:
+    """(label, display text) of each of ``fields`` the summary has a value for."""
+    return [(label, _number(summary[key], unit)) for key, label, unit in fields
+            if _present(summary.get(key))]
+
+
+def loss_line(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """GPU-hours lost, in total and by cause (or the plain total when causes are missing)."""
+    causes = [(label, float(summary[key])) for key, label in LOSS_CAUSES
+              if _present(summary.get(key))]
+    if causes:
+        parts = " + ".join(f"{label} {_amount(value)}" for label, value in causes)
+        return [("GPU-hours lost", f"{_amount(sum(v for _, v in causes))} = {parts}")]
+    if _present(summary.get("lost_gpu_time")):
+        return [("GPU-hours lost", _amount(float(summary["lost_gpu_time"]) / 3600.0))]
+    return []
 
 
 def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool = False) -> str:
     """A short human summary of a finished replay and where its files are."""
     summary = dict(getattr(result, "summary", None) or {})
-    shown = [(label, _number(summary[key], unit)) for key, label, unit in HEADLINE
-             if summary.get(key) is not None and summary[key] == summary[key]]
+    headline = _shown(summary, HEADLINE)
     if brief:
         status = f"failed: {result.error}" if result.error else ", ".join(
-            f"{label} {value}" for label, value in shown[:5])
+            f"{label} {value}" for label, value in headline)
         return f"{run_dir}: {config.run_id or 'default'}: {status}"
     lines = [
         f"replayed trace {config.trace.name!r} on cluster {config.cluster.name!r}: scheduler "
@@ -167,6 +215,8 @@ def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool 
     if result.error:
         lines[0] = "failed to replay" + lines[0].removeprefix("replayed")
     else:
+        failures = _shown(summary, FAILURE_FIELDS) if config.failure.name != "none" else []
+        shown = headline + loss_line(summary) + failures + _shown(summary, TAIL)
         lines += [f"  {label:<16} {value}" for label, value in shown]
         lines += _type_lines(Path(run_dir) / "jobs.csv")
     files = ", ".join(sorted(p.name for p in Path(run_dir).glob("*.csv")))

@@ -35,6 +35,11 @@ class WeibullConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class TraceFailureConfig:
+    path: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class PeriodicConfig:
     interval: float = 3600.0
     mode: str = "sync"
@@ -59,6 +64,7 @@ def build_registries() -> dict[str, Registry]:
     _plugin(regs["placement"], "consolidate")
     _plugin(regs["failure"], "none")
     _plugin(regs["failure"], "weibull", config=WeibullConfig)
+    _plugin(regs["failure"], "trace", config=TraceFailureConfig)
     _plugin(regs["checkpoint"], "none")
     _plugin(regs["checkpoint"], "periodic", config=PeriodicConfig)
     _plugin(regs["recovery"], "automatic")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
+from png_checks import assert_png
 
+import acmesim.analysis.plots
 from acmesim.cli import main
 from acmesim.workload.formats import SEREN as SEREN_SCHEMA
 
@@ -94,3 +97,45 @@ def test_characterize_duration_option_overrides_the_format(kalos_trace, capsys):
 def test_characterize_missing_file_is_a_clean_error(tmp_path, capsys):
     assert main(["characterize", str(tmp_path / "nope.csv")]) == 1
     assert "nope.csv" in capsys.readouterr().err
+
+
+TRACE_FIGURES = ["trace_type_shares.png", "trace_state_shares.png", "trace_gpu_demand.png",
+                 "trace_durations.png"]
+
+
+def test_characterize_plot_writes_and_prints_the_papers_figures(kalos_trace, tmp_path, capsys):
+    out = tmp_path / "figures"
+    assert main(["characterize", str(kalos_trace), "--plot", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "GPU jobs by type" in text  # the tables are still printed
+    printed = [Path(line) for line in text.split("figures written:", 1)[1].split()]
+    assert [p.name for p in printed] == TRACE_FIGURES
+    for path in printed:
+        assert path.parent == out
+        assert path.stat().st_size > 0
+        assert_png(path)
+
+
+def test_characterize_plot_with_json_lists_the_figures(kalos_trace, tmp_path, capsys):
+    out = tmp_path / "json_figures"
+    assert main(["characterize", str(kalos_trace), "--json", "--plot", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)  # still valid JSON
+    assert result["figures"] == [str(out / name) for name in TRACE_FIGURES]
+    for name in TRACE_FIGURES:
+        assert_png(out / name)
+
+
+def test_characterize_plot_measures_run_time_as_the_tables_do(kalos_trace, tmp_path,
+                                                               monkeypatch):
+    drawn = []
+    monkeypatch.setattr(acmesim.analysis.plots, "plot_trace",
+                        lambda jobs, out_dir: drawn.append(jobs) or [])
+    main(["characterize", str(kalos_trace), "--plot", str(tmp_path), "--json"])
+    main(["characterize", str(kalos_trace), "--plot", str(tmp_path), "--json",
+          "--duration", "start"])
+    kalos, from_start = drawn
+    from_submit = (kalos["end_time"] - kalos["submit_time"]).dt.total_seconds()
+    assert kalos["run_time"].tolist() == from_submit.tolist()  # Kalos counts from submission
+    from_start_s = (from_start["end_time"] - from_start["start_time"]).dt.total_seconds()
+    assert from_start["run_time"].tolist() == from_start_s.tolist()
+    assert (kalos["run_time"] > from_start["run_time"]).any()  # some jobs queued

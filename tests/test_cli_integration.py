@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from cli_trace import ROWS, write_tiny_trace
 
 from acmesim.cli import main
@@ -34,6 +36,8 @@ def test_replay_of_a_trace_file_writes_every_table(trace, capsys):
     out = capsys.readouterr().out
     assert "jobs             8" in out
     assert "Pretrain" in out and "Eval" in out and "results in" in out
+    assert "GPU-hours lost   0 = failures 0 + preemptions 0 + checkpoint stalls 0" in out
+    assert "failure events" not in out and "ETTR" not in out  # no failure model: no such lines
 
 
 def test_rerun_with_the_same_config_and_seed_is_byte_identical(trace):
@@ -75,3 +79,51 @@ def test_no_overrides_replays_the_bundled_sample(tmp_path, monkeypatch, capsys):
     for label in ("jobs", "makespan", "GPU utilization", "mean JCT", "GPU-hours lost",
                   "job type", "results in"):
         assert label in out, label
+
+
+NUMBER = r"([\d.,]+)"
+
+
+def shown(out: str, label: str) -> float:
+    """The number the report prints after ``label``."""
+    return float(re.search(rf"^  {re.escape(label)} +{NUMBER}", out, re.M)[1].replace(",", ""))
+
+
+def test_summary_shows_gpu_hours_lost_by_cause_and_failure_figures(trace, capsys):
+    # one node fault at 30 min on n0000, where the first 16-GPU pretraining job runs
+    (trace.parent / "faults.csv").write_text(
+        "time,node,kind,detection_delay,repair_time\n1800,n0000,node_failure,0,3600\n")
+    assert replay(f"trace.path={trace.name}", "cluster=tiny", "failure=trace",
+                  "failure.path=faults.csv", "hydra.run.dir=run") == 0
+    out = capsys.readouterr().out
+    summary = pd.read_csv(Path("run", "summary.csv")).iloc[0]
+    jobs = pd.read_csv(Path("run", "jobs.csv"), dtype={"job_id": str}).set_index("job_id")
+    # no checkpoints: the fault rolls job 101 back to its start, 16 GPUs x its time run so far
+    rolled_back_hours = (1800 - jobs.loc["101", "start_time"]) * 16 / 3600
+    assert summary["lost_gpu_hours_failures"] >= rolled_back_hours > 0
+    loss = re.search(rf"GPU-hours lost +{NUMBER} = failures {NUMBER} \+ preemptions {NUMBER} "
+                     rf"\+ checkpoint stalls {NUMBER}", out)
+    assert loss, out
+    total, failures, preemptions, checkpoints = (float(v.replace(",", "")) for v in loss.groups())
+    assert failures == pytest.approx(summary["lost_gpu_hours_failures"], abs=0.05)
+    assert preemptions == pytest.approx(summary["lost_gpu_hours_preemptions"], abs=0.05)
+    assert checkpoints == pytest.approx(summary["lost_gpu_hours_checkpoints"], abs=0.05)
+    assert total == pytest.approx(failures + preemptions + checkpoints, abs=0.05)
+    assert shown(out, "failure events") == 1 == summary["failure_events"]
+    assert shown(out, "interruptions") == 1 == summary["failures"]
+    assert summary["node_downtime_hours"] == 1.0  # repair_time 3600 s, well inside the run
+    assert "node downtime    1 node-h" in out
+    assert shown(out, "ETTR Pretrain") == pytest.approx(summary["ettr_pretrain"], abs=5e-4)
+    assert summary["ettr_pretrain"] < 1.0  # the rolled-back work was run twice
+
+
+def test_relative_failure_path_is_recorded_as_the_file_it_named(trace):
+    sub = trace.parent / "faults"
+    sub.mkdir()
+    (sub / "f.csv").write_text("time,node,kind\n600,n0001,host_maintenance\n")
+    assert replay(f"trace.path={trace.name}", "cluster=tiny", "failure=trace",
+                  "failure.path=faults/f.csv", "hydra.run.dir=out/run") == 0
+    recorded = yaml.safe_load(Path("out", "run", "config.yaml").read_text())
+    assert recorded["failure"]["options"]["path"] == str((sub / "f.csv").resolve())
+    assert recorded["trace"]["options"]["path"] == str(trace.resolve())
+    assert len(pd.read_csv(Path("out", "run", "failures.csv"))) == 1

@@ -61,6 +61,21 @@ def test_trace_path_alone_selects_the_file_source(standins, tmp_path):
     assert trace.options["errors"] == "raise"
 
 
+def test_relative_failure_path_is_taken_from_the_start_directory(standins, tmp_path):
+    (tmp_path / "faults").mkdir()
+    assert replay("failure=trace", "failure.path=faults/f.csv", "trace.path=t.csv",
+                  "hydra.run.dir=elsewhere/run") == 0
+    config = standins[0][0]
+    assert config.failure == Choice("trace", {"path": str(tmp_path / "faults" / "f.csv")})
+    assert config.trace.options["path"] == str(tmp_path / "t.csv")
+
+
+def test_absolute_failure_path_is_kept(standins, tmp_path):
+    absolute = tmp_path.parent / "shared" / "f.csv"
+    assert replay("failure=trace", f"failure.path={absolute}", "hydra.run.dir=out") == 0
+    assert standins[0][0].failure.options["path"] == str(absolute)
+
+
 def test_synthetic_trace_options(standins):
     assert replay("trace=synthetic", "trace.profile=kalos", "trace.days=30", "trace.seed=1",
                   "hydra.run.dir=out") == 0

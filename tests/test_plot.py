@@ -5,25 +5,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
 from cli_standins import fake_run_replay
+from png_checks import assert_png
 
 from acmesim.analysis.plots import cdf_points, plot_trace
 from acmesim.cli import main
 from acmesim.config import Choice, ReplayConfig
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def assert_png(path: Path) -> None:
-    data = Path(path).read_bytes()
-    assert data.startswith(PNG_SIGNATURE), path
-    image = matplotlib.image.imread(path)
-    assert image.ndim == 3 and image.shape[0] > 50 and image.shape[1] > 50
-    assert np.ptp(image[..., :3]) > 0  # not a blank canvas
 
 
 def fake_run(run_dir: Path, **changes) -> Path:

@@ -3,7 +3,9 @@
 Reads any trace ``acmesim.load_trace`` knows (a real Acme file or a synthetic one). With
 ``--profile seren|kalos`` it puts every published value beside the measured one, with the error
 and a pass/fail for the calibration criteria; ``--json`` prints the same machine-readably.
-The statistics themselves are ``acmesim.analysis.characterize``.
+``--plot DIR`` also draws the paper's characterization figures into ``DIR`` as PNG files.
+The statistics themselves are ``acmesim.analysis.characterize``, the figures
+``acmesim.analysis.plots.plot_trace``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from acmesim import load_trace
 from acmesim.analysis.characterize import (
@@ -50,11 +54,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when a calibration criterion fails")
+    p.add_argument("--plot", type=Path, metavar="DIR",
+                   help="also draw the paper's figures (job types, final states, GPU demand, "
+                        "durations) as PNG files into DIR and print their paths "
+                        "(with --json: in its 'figures' list)")
     return p
 
 
 def main(argv: list[str]) -> int:
-    """Load the trace, compute its statistics, print them (and the comparison)."""
+    """Load the trace, compute its statistics, print them (and the comparison, the figures)."""
     args = parser().parse_args(argv)
     jobs = load_trace(args.trace, format=args.format)
     report = jobs.attrs.get("load_report")
@@ -64,12 +72,26 @@ def main(argv: list[str]) -> int:
         raise AcmesimError(f"{args.trace}: the trace has no GPU jobs to characterize")
     stats = characterize(jobs, duration_origin=origin)
     rows = profile_comparison(stats, args.profile, jobs) if args.profile else []
+    figures = draw_figures(jobs, args.plot, origin) if args.plot is not None else []
     if args.json:
-        print(json.dumps(to_json(args.trace, file_format, stats, rows, args.profile), indent=1))
+        result = to_json(args.trace, file_format, stats, rows, args.profile)
+        if args.plot is not None:
+            result["figures"] = [str(p) for p in figures]
+        print(json.dumps(result, indent=1))
     else:
         print(render_text(args.trace, file_format, stats, rows, args.profile))
+        if figures:
+            print("figures written:", *figures, sep="\n")
     failed = comparison_summary(rows)["failed"] if rows else 0
     return 1 if args.strict and failed else 0
+
+
+def draw_figures(jobs: pd.DataFrame, out_dir: Path, origin: str) -> list[Path]:
+    """The paper's figures of ``jobs`` as PNG files in ``out_dir``, run time from ``origin``."""
+    from acmesim.analysis.plots import plot_trace  # matplotlib only when figures are wanted
+
+    run_time = (jobs["end_time"] - jobs[origin]).dt.total_seconds()
+    return plot_trace(jobs.assign(run_time=run_time), out_dir)
 
 
 def duration_origin(choice: str, profile: str | None, file_format: str) -> str:

@@ -59,13 +59,26 @@ def run_id_of(hydra_cfg: DictConfig) -> str:
     return str(hydra_cfg.job.override_dirname)
 
 
-def with_absolute_trace_path(config: ReplayConfig, base: Path) -> ReplayConfig:
-    """Resolve a relative ``trace.path`` against the directory the command was started in."""
-    path = config.trace.options.get("path")
+FILE_OPTION = "path"
+"""The plug-in option that names an input file (``trace.path``, ``failure.path``)."""
+
+
+def with_absolute_paths(config: ReplayConfig, base: Path) -> ReplayConfig:
+    """Resolve every relative ``path`` option (``trace.path``, ``failure.path``) against ``base``.
+
+    ``base`` is the directory the command was started in, so a run records (and its skip check
+    compares) the same absolute file wherever Hydra puts the run directory.
+    """
+    changes = {group: _absolute_path(getattr(config, group), base) for group in hydra_app.GROUPS}
+    return dataclasses.replace(config, **changes)
+
+
+def _absolute_path(choice: Choice, base: Path) -> Choice:
+    """``choice`` with its relative ``path`` option made absolute under ``base`` (else as is)."""
+    path = choice.options.get(FILE_OPTION)
     if not path or Path(path).is_absolute():
-        return config
-    options = {**config.trace.options, "path": str((base / path).resolve())}
-    return dataclasses.replace(config, trace=Choice(config.trace.name, options))
+        return choice
+    return Choice(choice.name, {**choice.options, FILE_OPTION: str((base / path).resolve())})
 
 
 def replay_task(cfg: DictConfig) -> int:
@@ -77,7 +90,7 @@ def replay_task(cfg: DictConfig) -> int:
         config = hydra_app.to_replay_config(
             cfg, hydra_app.load_registries(), run_id=run_id_of(hydra_cfg)
         )
-        config = with_absolute_trace_path(config, Path(hydra_cfg.runtime.cwd))
+        config = with_absolute_paths(config, Path(hydra_cfg.runtime.cwd))
         if not cfg.get("force", False) and is_complete(run_dir, config):
             print(f"{run_dir}: already complete for this config, skipped (force=true reruns)")
             return 0

@@ -102,7 +102,7 @@ class Registry(Generic[T]):
             raise ConfigError(f"{self.kind} {name!r}: {exc}") from None
 
     def create(self, name: str, options: Mapping[str, Any] | None = None, **context: Any) -> T:
-        """Build plug-in ``name`` from validated ``options``; ``context`` goes to its constructor."""
+        """Build plug-in ``name`` from validated ``options``; ``context`` goes to ``__init__``."""
         config = self.make_config(name, options)
         return self.get(name)(config, **context)  # type: ignore[call-arg]
 

@@ -59,11 +59,12 @@ class EvalReplay:
         """The job table to replay: unchanged when coupled, Eval jobs -> trials when decoupled."""
         cols = read_columns(jobs)
         batches = group_eval_jobs(jobs, cols)
-        cluster = eval_cluster(spec)
-        self._columns, self._slots, self._summary = cols, metric_slots(cluster), {}
+        self._columns, self._summary = cols, {}
         if self.planner is None:
             self.requests = [coupled_request(b, cols) for b in batches]
             return jobs
+        cluster = eval_cluster(spec)
+        self._slots = metric_slots(cluster)
         self.requests = [decoupled_request(b, cols, self.planner, cluster, self.request_gpus)
                          for b in batches]
         return rewritten_table(jobs, self.requests, cols)

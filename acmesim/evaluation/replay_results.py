@@ -39,7 +39,7 @@ class _Trial:
     node: str = ""
 
 
-def _trial_rows(frame: pd.DataFrame) -> dict[str, _Trial]:
+def _rows_by_id(frame: pd.DataFrame) -> dict[str, _Trial]:
     """The jobs table's rows by job id (first row of a repeated id)."""
     first = frame.drop_duplicates("job_id")
     nodes = first["nodes"].astype(str).str.split(";").str[0]
@@ -147,7 +147,7 @@ def _job_rows(req: ReplayRequest, found: list[_Dataset]) -> list[dict[str, Any]]
 def replay_tables(requests: list[ReplayRequest], cols: TraceColumns, frame: pd.DataFrame,
                   metric_slots: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``eval_requests.csv`` and ``eval_jobs.csv`` of a finished replay's jobs table."""
-    trials = _trial_rows(frame)
+    trials = _rows_by_id(frame)
     datasets = _datasets(requests, trials)
     _run_metrics(datasets, requests, metric_slots)
     request_rows, job_rows = [], []

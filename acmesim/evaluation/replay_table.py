@@ -31,19 +31,19 @@ def _timestamps(ns: np.ndarray, like: pd.Series) -> pd.Series:
 def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest],
                 cols: TraceColumns) -> pd.DataFrame:
     """One row per trial of every request (see the module docstring)."""
-    trials = [(req, t) for req in requests for t in req.trials]
-    anchor = np.array([req.batch.first_row for req, _ in trials], dtype=np.int64)
+    trials = [t for req in requests for t in req.trials]
+    counts = [len(req.trials) for req in requests]
+    members = [list(req.batch.rows) for req in requests]
+    anchor = np.repeat([req.batch.first_row for req in requests], counts)
     rows = frame.iloc[anchor].reset_index(drop=True)
-    submit = np.array([cols.submit_ns[list(req.batch.rows)].min() for req, _ in trials],
-                      dtype=np.int64)
-    start = np.array([cols.start_ns[list(req.batch.rows)].min() for req, _ in trials],
-                     dtype=np.int64)
-    run = np.array([t.run_time for _, t in trials], dtype=np.float64)
+    submit = np.repeat([cols.submit_ns[m].min() for m in members], counts).astype(np.int64)
+    start = np.repeat([cols.start_ns[m].min() for m in members], counts).astype(np.int64)
+    run = np.array([t.run_time for t in trials], dtype=np.float64)
     for column in rows.columns:
         if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:
             rows[column] = np.nan
-    rows["job_id"] = [t.job_id for _, t in trials]
-    rows["state"] = [t.state for _, t in trials]
+    rows["job_id"] = [t.job_id for t in trials]
+    rows["state"] = [t.state for t in trials]
     rows["submit_time"] = _timestamps(submit, frame["submit_time"])
     rows["start_time"] = _timestamps(start, frame["start_time"])
     rows["run_time"] = run
@@ -53,7 +53,7 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest],
     if "queue_time" in rows.columns:
         rows["queue_time"] = (start - submit) / 1e9
     if GPU_UTIL in rows.columns:
-        inference = np.array([t.inference_s for _, t in trials], dtype=np.float64)
+        inference = np.array([t.inference_s for t in trials], dtype=np.float64)
         util = np.divide(inference, run, out=np.full_like(run, np.nan), where=run > 0)
         rows[GPU_UTIL] = np.round(util, DECIMALS)
     return rows

@@ -24,6 +24,7 @@ by the loads merging saves, and rises by one load per extra shard of a split dat
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation.batches import EvalBatch, TraceColumns
@@ -34,8 +35,7 @@ from acmesim.evaluation.trace import reference_load_s, request_from_eval_jobs
 COMPLETED = "COMPLETED"
 
 
-@dataclasses.dataclass(frozen=True)
-class ReplayTrial:
+class ReplayTrial(NamedTuple):
     """One engine job of a request and the datasets whose shards it runs.
 
     ``finishes`` holds, per shard in run order, ``(dataset index, tail)``: the shard's inference
@@ -107,16 +107,19 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
                           f"cluster replay of decoupled evaluation needs decouple_metrics=true")
     load = trial_load_s(request.model, cluster, plan.options.decouple_loading)
     index = {job_id: i for i, job_id in enumerate(ids)}
+    states = [str(cols.state[row]) for row in batch.rows]
     trials = []
     for trial in plan.trials:
-        run_time = load + trial.gpu_work_s
+        work = [shard.prep_s + shard.inference_s for shard in trial.shards]
+        run_time = load + sum(work)
         done = load
         finishes = []
-        for shard in trial.shards:
-            done += shard.gpu_work_s
+        for shard, shard_work in zip(trial.shards, work, strict=True):
+            done += shard_work
             finishes.append((index[shard.dataset], max(0.0, run_time - done)))
-        states = [str(cols.state[batch.rows[index[s.dataset]]]) for s in trial.shards]
-        trials.append(ReplayTrial(f"{batch.request_id}/{trial.trial_id}", run_time,
-                                  trial.inference_s, trial_state(states), tuple(finishes)))
+        inference = sum(shard.inference_s for shard in trial.shards)
+        state = trial_state([states[i] for i, _ in finishes])
+        trials.append(ReplayTrial(f"{batch.request_id}/{trial.trial_id}", run_time, inference,
+                                  state, tuple(finishes)))
     metric_s = tuple(request.dataset(j).metric_s for j in ids)
     return ReplayRequest(batch, ids, runs, tuple(trials), metric_s, metrics_on_cpu=True)

@@ -66,8 +66,8 @@ def help_text(registries: Mapping[str, Registry]) -> str:
     lines = [
         "usage: acmesim replay [-m] [group=option] [group.key=value] [setting=value] [hydra.*]",
         "",
-        "Replays a job trace on a modeled GPU cluster and writes jobs.csv, utilization.csv,",
-        "summary.csv and config.yaml into the run directory (hydra.run.dir=DIR).",
+        "Replays a job trace on a modeled GPU cluster and writes jobs.csv, failures.csv,",
+        "utilization.csv, summary.csv and config.yaml into the run directory (hydra.run.dir=DIR).",
         "",
         "config groups (group=option, then group.key=value for the option's settings):",
     ]

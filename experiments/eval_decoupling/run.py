@@ -1,11 +1,14 @@
-"""Coupled vs decoupled evaluation of a 7B checkpoint on 63 datasets, 1 and 4 nodes, with ablations.
+"""Coupled baselines vs decoupled evaluation of a 7B checkpoint on 63 datasets, 1 and 4 nodes.
 
 For every suite draw (seeds 0..seeds-1) and node count, each variant of ``config.yaml`` plans the
-request with its evaluation scheduler plug-in and runs it alone on the nodes; the speed-up is the
-coupled makespan over the variant's. Writes, atomically, to ``out_dir``: ``runs.csv`` (every
-run), ``summary.csv`` (headline seed + spread over seeds), ``sensitivity.csv`` (other spreads of
-dataset sizes), ``suite.csv`` and ``trials_*.csv`` of the headline seed, ``speedup.png``; prints
-the README tables. Usage: ``python experiments/eval_decoupling/run.py [config.yaml] [key=value]``.
+request with its evaluation scheduler plug-in and runs it alone on the nodes (``staged``
+variants: OpenCompass's two-stage run, ``acmesim.evaluation.staged``). Every variant's speed-up
+is reported against each baseline of ``baselines`` (coupled with OpenCompass's NaivePartitioner
+or SizePartitioner). Writes, atomically, to ``out_dir``: ``runs.csv`` (every run),
+``summary.csv`` (headline seed + spread over seeds), ``sensitivity.csv`` (other spreads of
+dataset sizes), ``trial_durations.csv``, ``suite.csv`` and ``trials_*.csv`` of the headline seed,
+``speedup.png``; prints the README tables.
+Usage: ``python experiments/eval_decoupling/run.py [config.yaml] [key=value]``.
 """
 
 from __future__ import annotations
@@ -25,10 +28,14 @@ from omegaconf import OmegaConf  # noqa: E402
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
 from acmesim.evaluation import (  # noqa: E402
     EvalCluster,
+    EvalRequest,
     SuiteCalibration,
     evaluate,
+    plan_request,
     suite_request,
 )
+from acmesim.evaluation import calibration as cal  # noqa: E402
+from acmesim.evaluation.staged import staged_summary  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,8 +48,16 @@ def load_config(argv: list[str]):
     return OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
 
 
+def run_variant(request: EvalRequest, cluster: EvalCluster, variant: dict, workers: int) -> dict:
+    """The request summary of one variant (a plain run, or OpenCompass's two-stage run)."""
+    if variant.get("staged", False):
+        plan = plan_request(request, cluster, variant["scheduler"], variant["options"])
+        return asdict(staged_summary(plan, cluster, workers))
+    return asdict(evaluate(request, cluster, variant["scheduler"], variant["options"]).summary())
+
+
 def run_grid(cfg, calibration: SuiteCalibration, seeds: list[int]) -> pd.DataFrame:
-    """One row per (seed, nodes, variant) with the request summary and the speed-up."""
+    """One row per (seed, nodes, variant) with the request summary and every speed-up."""
     rows = []
     variants = OmegaConf.to_container(cfg.variants)
     cluster_options = OmegaConf.to_container(cfg.cluster)
@@ -51,106 +66,147 @@ def run_grid(cfg, calibration: SuiteCalibration, seeds: list[int]) -> pd.DataFra
         for nodes in cfg.nodes:
             cluster = EvalCluster(int(nodes), **cluster_options)
             for name, variant in variants.items():
-                result = evaluate(request, cluster, variant["scheduler"], variant["options"])
-                summary = asdict(result.summary())
+                summary = run_variant(request, cluster, variant, int(cfg.eval_workers))
                 rows.append({"seed": seed, "nodes": int(nodes), "variant": name, **summary})
-    frame = pd.DataFrame(rows)
-    base = frame[frame.variant == "coupled"].set_index(["seed", "nodes"]).makespan_s
-    frame["speedup"] = [
-        base[(s, n)] / m for s, n, m in zip(frame.seed, frame.nodes, frame.makespan_s, strict=True)
-    ]
+    return add_speedups(pd.DataFrame(rows), dict(cfg.baselines))
+
+
+def add_speedups(frame: pd.DataFrame, baselines: dict[str, str]) -> pd.DataFrame:
+    """Column ``speedup_vs_<label>``: baseline makespan over the row's (same seed and nodes)."""
+    for label, baseline in baselines.items():
+        base = frame[frame.variant == baseline].set_index(["seed", "nodes"]).makespan_s
+        frame[f"speedup_vs_{label}"] = [
+            base[(s, n)] / m
+            for s, n, m in zip(frame.seed, frame.nodes, frame.makespan_s, strict=True)
+        ]
     return frame
 
 
-def summarize(frame: pd.DataFrame, headline_seed: int, order: list[str]) -> pd.DataFrame:
-    """Headline-seed makespan and speed-up, plus median/min/max speed-up over all seeds."""
+def summarize(frame: pd.DataFrame, headline_seed: int, order: list[str],
+              labels: list[str]) -> pd.DataFrame:
+    """Headline-seed figures and speed-ups, plus median/min/max speed-ups over all seeds."""
     head = frame[frame.seed == headline_seed].set_index(["nodes", "variant"])
-    spread = frame.groupby(["nodes", "variant"]).speedup.agg(["median", "min", "max"])
-    table = head[["makespan_s", "trials", "gpu_time_held_s", "gpu_idle_held_s",
-                  "time_to_first_result_s", "speedup"]].join(
-        spread.add_prefix("speedup_seeds_"))
+    columns = ["makespan_s", "trials", "gpu_time_held_s", "gpu_idle_held_s",
+               "time_to_first_result_s", *(f"speedup_vs_{b}" for b in labels)]
+    table = head[columns]
+    for label in labels:
+        spread = frame.groupby(["nodes", "variant"])[f"speedup_vs_{label}"].agg(
+            ["median", "min", "max"])
+        table = table.join(spread.add_prefix(f"vs_{label}_seeds_"))
     table = table.reset_index()
     table["variant"] = pd.Categorical(table.variant, categories=order, ordered=True)
     return table.sort_values(["nodes", "variant"]).reset_index(drop=True)
 
 
-def markdown(table: pd.DataFrame) -> str:
-    """The README table."""
-    lines = ["| nodes | variant | trials | makespan (s) | speed-up | over seeds: median [min, max] "
-             "| GPU-h held | GPU idle while held | first result (s) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+def markdown(table: pd.DataFrame, labels: list[str]) -> str:
+    """The README table: per baseline, seed-0 speed-up and median [min, max] over seeds."""
+    head = "| nodes | variant | trials | makespan (s) | " + " | ".join(
+        f"vs {b}: seed 0 | vs {b}: median [min, max]" for b in labels)
+    head += " | GPU-h held | GPU idle while held | first result (s) |"
+    lines = [head, "|" + "---|" * (7 + 2 * len(labels))]
     for r in table.itertuples():
-        lines.append(
-            f"| {r.nodes} | {r.variant} | {r.trials} | {r.makespan_s:,.0f} | "
-            f"**{r.speedup:.2f}x** | {r.speedup_seeds_median:.2f}x "
-            f"[{r.speedup_seeds_min:.2f}, {r.speedup_seeds_max:.2f}] | "
-            f"{r.gpu_time_held_s / 3600:.2f} | {r.gpu_idle_held_s / r.gpu_time_held_s:.0%} | "
-            f"{r.time_to_first_result_s:,.0f} |"
-        )
+        row = r._asdict()
+        cells = [f"{r.nodes}", f"{r.variant}", f"{r.trials}", f"{r.makespan_s:,.0f}"]
+        for b in labels:
+            cells.append(f"**{row[f'speedup_vs_{b}']:.2f}x**")
+            cells.append(f"{row[f'vs_{b}_seeds_median']:.2f}x [{row[f'vs_{b}_seeds_min']:.2f}, "
+                         f"{row[f'vs_{b}_seeds_max']:.2f}]")
+        cells += [f"{r.gpu_time_held_s / 3600:.2f}",
+                  f"{r.gpu_idle_held_s / r.gpu_time_held_s:.0%}",
+                  f"{r.time_to_first_result_s:,.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
+def growth_share(frame: pd.DataFrame, variant: str, label: str) -> float:
+    """Share of seeds whose ``variant`` speed-up vs ``label`` is larger on the most nodes."""
+    pivot = frame[frame.variant == variant].pivot(index="seed", columns="nodes",
+                                                  values=f"speedup_vs_{label}")
+    return float((pivot[pivot.columns.max()] > pivot[pivot.columns.min()]).mean())
+
+
 def sensitivity(cfg, seeds: list[int]) -> pd.DataFrame:
-    """Decoupled speed-up over seeds for other log-normal spreads of dataset inference times."""
+    """Headline speed-up vs each baseline over seeds, for other spreads of dataset sizes."""
     rows = []
-    sub = OmegaConf.merge(cfg, {"variants": {k: cfg.variants[k] for k in ("coupled", "decoupled")}})
+    keep = list(dict.fromkeys([*cfg.baselines.values(), cfg.headline]))
+    sub = OmegaConf.merge(cfg, {})
+    sub.variants = {k: cfg.variants[k] for k in keep}
     base = SuiteCalibration(**OmegaConf.to_container(cfg.suite))
     for sigma in [*cfg.sensitivity_log_sigma, base.log_sigma]:
         calibration = SuiteCalibration(**{**asdict(base), "log_sigma": float(sigma)})
         frame = run_grid(sub, calibration, seeds)
-        frame = frame[frame.variant == "decoupled"]
-        grows = growth_share(frame)
-        for nodes, group in frame.groupby("nodes"):
-            rows.append({"log_sigma": float(sigma), "nodes": int(nodes),
-                         "speedup_median": group.speedup.median(),
-                         "speedup_min": group.speedup.min(),
-                         "speedup_max": group.speedup.max(),
-                         "seeds_where_speedup_grows": grows})
+        for label in cfg.baselines:
+            grows = growth_share(frame, cfg.headline, label)
+            head = frame[frame.variant == cfg.headline]
+            for nodes, group in head.groupby("nodes"):
+                values = group[f"speedup_vs_{label}"]
+                rows.append({"log_sigma": float(sigma), "baseline": label, "nodes": int(nodes),
+                             "speedup_median": values.median(), "speedup_min": values.min(),
+                             "speedup_max": values.max(), "seeds_where_speedup_grows": grows})
     return pd.DataFrame(rows)
 
 
-def growth_share(frame: pd.DataFrame) -> float:
-    """Share of seeds whose decoupled speed-up is larger on the most nodes than on the fewest."""
-    pivot = frame[frame.variant == "decoupled"].pivot(index="seed", columns="nodes",
-                                                      values="speedup")
-    return float((pivot[pivot.columns.max()] > pivot[pivot.columns.min()]).mean())
+def trial_durations(cfg, request: EvalRequest) -> pd.DataFrame:
+    """p50/p75 of the coupled baselines' trial durations (GPU held), to set beside the trace."""
+    rows = []
+    for name, variant in OmegaConf.to_container(cfg.variants).items():
+        if variant["scheduler"] != "coupled" or variant.get("staged", False):
+            continue
+        for nodes in cfg.nodes:
+            cluster = EvalCluster(int(nodes), **OmegaConf.to_container(cfg.cluster))
+            trials = evaluate(request, cluster, "coupled", variant["options"]).trials_frame()
+            held = trials.released - trials.load_start
+            rows.append({"variant": name, "nodes": int(nodes), "trials": len(trials),
+                         "p50_s": held.quantile(0.5), "p75_s": held.quantile(0.75),
+                         "max_s": held.max()})
+    return pd.DataFrame(rows)
 
 
-def plot(table: pd.DataFrame, sens: pd.DataFrame, path: Path) -> None:
-    """Left: speed-up per variant and node count (whiskers: range over seeds). Right: vs sigma."""
+def plot(table: pd.DataFrame, sens: pd.DataFrame, labels: list[str], path: Path) -> None:
+    """Speed-up per variant vs each baseline (whiskers: range over seeds); right: vs sigma."""
     variants = list(table.variant.cat.categories)
-    fig, (ax, side) = plt.subplots(1, 2, figsize=(10, 3.6), dpi=90,
-                                   gridspec_kw={"width_ratios": [3, 1]})
+    fig, axes = plt.subplots(1, len(labels) + 1, figsize=(14, 3.8), dpi=90,
+                             gridspec_kw={"width_ratios": [3] * len(labels) + [1.4]})
     width = 0.38
-    for k, (nodes, group) in enumerate(table.groupby("nodes")):
-        group = group.set_index("variant").loc[variants]
-        xs = [i + (k - 0.5) * width for i in range(len(variants))]
-        err = [group.speedup - group.speedup_seeds_min, group.speedup_seeds_max - group.speedup]
-        err = [[max(v, 0.0) for v in part] for part in err]
-        ax.bar(xs, group.speedup, width, yerr=err, capsize=2, label=f"{nodes} node(s)")
-    for axis in (ax, side):
-        for level in (1.3, 1.8):
-            axis.axhline(level, ls="--", lw=0.8, color="grey")
-        axis.set_yscale("log")
-        axis.set_yticks([1, 1.3, 1.8, 3, 5, 8], ["1", "1.3", "1.8", "3", "5", "8"])
-        axis.minorticks_off()
-    ax.text(-0.6, 1.3, "paper 1 node ", fontsize=7, va="top", ha="left")
-    ax.text(-0.6, 1.8, "paper 4 nodes", fontsize=7, va="bottom", ha="left")
-    ax.set_xticks(range(len(variants)), variants, rotation=20, fontsize=8)
-    ax.set_ylabel("makespan speed-up vs coupled")
-    ax.set_title("7B x 63 datasets: bars = seed 0, whiskers = range over 20 suite draws",
-                 fontsize=9)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.93))
-    for nodes, group in sens.groupby("nodes"):
-        side.plot(group.log_sigma, group.speedup_median, marker="o", label=f"{nodes} node(s)")
-        side.fill_between(group.log_sigma, group.speedup_min, group.speedup_max, alpha=0.2)
+    for ax, label in zip(axes, labels, strict=False):
+        for k, (nodes, group) in enumerate(table.groupby("nodes")):
+            group = group.set_index("variant").loc[variants]
+            xs = [i + (k - 0.5) * width for i in range(len(variants))]
+            mid = group[f"speedup_vs_{label}"]
+            err = [mid - group[f"vs_{label}_seeds_min"], group[f"vs_{label}_seeds_max"] - mid]
+            err = [[max(v, 0.0) for v in part] for part in err]
+            ax.bar(xs, mid, width, yerr=err, capsize=2, label=f"{nodes} node(s)")
+        ax.set_xticks(range(len(variants)), variants, rotation=35, ha="right", fontsize=7)
+        ax.set_title(f"speed-up vs coupled {label} (bars seed 0, whiskers all seeds)", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left")
+    side = axes[-1]
+    for (label, nodes), group in sens.groupby(["baseline", "nodes"]):
+        side.plot(group.log_sigma, group.speedup_median, marker="o", ls="-" if label == labels[0]
+                  else "--", label=f"vs {label}, {nodes} node(s)")
     side.set_xlabel("log-normal sigma of dataset inference times", fontsize=8)
     side.set_title("decoupled, median over draws", fontsize=9)
-    side.legend(fontsize=7)
+    side.legend(fontsize=6)
+    for axis in axes:
+        for level in (1.3, 1.8):
+            axis.axhline(level, ls=":", lw=0.8, color="grey")
+        axis.set_yscale("log")
+        axis.set_yticks([0.5, 1, 1.3, 1.8, 3, 5, 8], ["0.5", "1", "1.3", "1.8", "3", "5", "8"])
+        axis.minorticks_off()
     fig.tight_layout()
     with atomic_open(path, "wb") as handle:
         fig.savefig(handle, format="png")
     plt.close(fig)
+
+
+def write_trials(cfg, request: EvalRequest, out: Path) -> None:
+    """Per-trial timelines of the headline seed for the baselines and the headline variant."""
+    for nodes in cfg.nodes:
+        cluster = EvalCluster(int(nodes), **OmegaConf.to_container(cfg.cluster))
+        for name in [*cfg.baselines.values(), cfg.headline]:
+            v = cfg.variants[name]
+            result = evaluate(request, cluster, v.scheduler, OmegaConf.to_container(v.options))
+            slug = name.replace(" ", "_")
+            atomic_write_csv(out / f"trials_{slug}_{nodes}node.csv", result.trials_frame().round(3))
 
 
 def main(argv: list[str]) -> int:
@@ -159,29 +215,34 @@ def main(argv: list[str]) -> int:
     cfg = load_config(argv)
     out = Path(cfg.out_dir)
     seeds = list(range(int(cfg.seeds)))
+    labels = list(cfg.baselines)
     calibration = SuiteCalibration(**OmegaConf.to_container(cfg.suite))
     frame = run_grid(cfg, calibration, seeds)
-    table = summarize(frame, int(cfg.seed), list(cfg.variants))
+    table = summarize(frame, int(cfg.seed), list(cfg.variants), labels)
     sens = sensitivity(cfg, seeds)
+    request = suite_request(int(cfg.seed), calibration)
+    durations = trial_durations(cfg, request)
     atomic_write_csv(out / "runs.csv", frame.round(6))
     atomic_write_csv(out / "summary.csv", table.round(6))
     atomic_write_csv(out / "sensitivity.csv", sens.round(6))
-    request = suite_request(int(cfg.seed), calibration)
+    atomic_write_csv(out / "trial_durations.csv", durations.round(3))
     suite = pd.DataFrame([asdict(d) for d in request.datasets])
     atomic_write_csv(out / "suite.csv", suite.round(3))
-    for nodes in cfg.nodes:
-        cluster = EvalCluster(int(nodes), **OmegaConf.to_container(cfg.cluster))
-        for name in ("coupled", "decoupled"):
-            v = cfg.variants[name]
-            result = evaluate(request, cluster, v.scheduler, OmegaConf.to_container(v.options))
-            atomic_write_csv(out / f"trials_{name}_{nodes}node.csv", result.trials_frame().round(3))
+    write_trials(cfg, request, out)
     atomic_write_text(out / "config.yaml", OmegaConf.to_yaml(cfg))
-    plot(table, sens.sort_values(["nodes", "log_sigma"]), out / "speedup.png")
-    print(markdown(table))
-    print(f"\nseeds where the decoupled speed-up grows from {min(cfg.nodes)} to "
-          f"{max(cfg.nodes)} nodes: {growth_share(frame):.0%}")
+    plot(table, sens.sort_values(["baseline", "nodes", "log_sigma"]), labels, out / "speedup.png")
+    print(markdown(table, labels))
+    print()
+    for label in labels:
+        for name in cfg.variants:
+            share = growth_share(frame, name, label)
+            print(f"seeds where '{name}' speed-up vs {label} grows from {min(cfg.nodes)} to "
+                  f"{max(cfg.nodes)} nodes: {share:.0%}")
     print()
     print(sens.round(2).to_string(index=False))
+    print()
+    print(durations.round(0).to_string(index=False))
+    print(f"(Seren Eval jobs: p50 {cal.SEREN_EVAL_P50_S:.0f} s, p75 {cal.SEREN_EVAL_P75_S:.0f} s)")
     print(f"\nwall time {time.perf_counter() - started:.1f} s; results in {out}")
     return 0
 

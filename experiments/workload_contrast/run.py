@@ -2,7 +2,7 @@
 
     python experiments/workload_contrast/run.py [--days N] [--runs DIR] [--results DIR]
 
-Runs the two Hydra sweeps of this folder through ``acmesim replay -m`` (six schedulers; Acme's
+Runs the three Hydra sweeps of this folder through ``acmesim replay -m`` (six schedulers; Acme's
 quota reservation with the task-DL types as best-effort borrowers) over the synthetic profiles
 ``seren``, ``taskdl`` (Helios-calibrated) and ``mix`` (50/50 by GPU time), merges the summaries
 with ``acmesim collect``, adds per-size queueing from each run's ``jobs.csv``, characterizes the

@@ -38,6 +38,7 @@ class BaseChoice:
         if issubclass(SCHEDULERS.get(name), EvalReplayScheduler):
             raise ConfigError(f"base scheduler {name!r} is itself an evaluation-replay "
                               f"scheduler; choose an ordinary one")
+        SCHEDULERS.make_config(name, self.base_options)  # unknown or bad options fail now
         object.__setattr__(self, "base", name)
         object.__setattr__(self, "base_options", dict(self.base_options))
 
