@@ -15,7 +15,8 @@ from acmesim.core.errors import AcmesimError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("acmesim.commands.replay", "replay a trace on a modeled cluster (Hydra overrides)"),
-    "synth": ("acmesim.commands.synth", "generate a calibrated synthetic trace (Seren, Kalos, task-DL)"),
+    "synth": ("acmesim.commands.synth",
+              "generate a calibrated synthetic trace (Seren, Kalos, task-DL, mixes)"),
     "characterize": ("acmesim.commands.characterize", "print a trace's statistics vs the paper"),
     "collect": ("acmesim.commands.collect", "merge the summaries of a sweep into one CSV"),
     "plot": ("acmesim.commands.plot", "draw PNG figures of a run or a sweep"),

@@ -118,7 +118,7 @@ def size_partition(
             items.extend((max_task_size, [chunk]) for chunk in _chunks(dataset, count))
         else:
             items.append((size, _chunks(dataset, 1)))
-    items.sort(key=lambda item: item[0], reverse=True)
+    pass
     if strategy == "split":
         return _numbered([shards for _, shards in items], request.model.gpus)
     return _numbered(_next_fit(items, max_task_size), request.model.gpus)
