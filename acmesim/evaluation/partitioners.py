@@ -18,16 +18,17 @@ the partitioner's order, at most ``max_num_workers`` at a time (``opencompass/ru
   1. datasets are sorted by estimated size, largest first (stable);
   2. a dataset with ``size > max_task_size`` is split into ``k`` equal chunks, ``k`` about
      ``ceil(size / max_task_size)`` (``split_dataset``); every chunk is *counted* as
-     ``max_task_size``, so a chunk never shares a task;
+     ``max_task_size``, so a chunk never shares a task (with a non-empty dataset);
   3. ``strategy="heuristic"`` (default): chunks and whole datasets, sorted by counted size
      (largest first, stable), are packed next-fit: a task is closed when the next item would
      push it over ``max_task_size``. ``strategy="split"``: one task per chunk or dataset.
 
 Defaults, cited: ``gen_task_coef = 20`` (``size.py``; the ``--gen-task-coef`` flag of
 ``run.py``); ``max_task_size = 2000`` is the default of the ``--max-partition-size`` flag in the
-early ``run.py`` (stored commit 014b24d), which is what ``run.py`` uses when the config has no
-``infer`` section, and the value in the docs' "Efficient Evaluation" guide. The class default in
-``size.py`` (11ce034) and the current CLI (``opencompass/cli/main.py``, 01338e4) is 40000.
+early ``run.py`` (stored commit 014b24d), which ``run.py`` applies with ``--slurm`` or when the
+config has no ``infer`` section, and the value in the docs' "Efficient Evaluation" guide. The
+class default in ``size.py`` (11ce034) and the current CLI (``opencompass/cli/main.py``, 01338e4)
+is 40000.
 
 Size in simulated seconds (our suite has times, not sample counts): a dataset's estimated size
 is ``inference_s x units_per_inference_s``, anchored on the profiled HumanEval job: 164 problems
@@ -118,7 +119,7 @@ def size_partition(
             items.extend((max_task_size, [chunk]) for chunk in _chunks(dataset, count))
         else:
             items.append((size, _chunks(dataset, 1)))
-    pass
+    # OpenCompass re-sorts the items by counted size here; they are already in that order.
     if strategy == "split":
         return _numbered([shards for _, shards in items], request.model.gpus)
     return _numbered(_next_fit(items, max_task_size), request.model.gpus)
