@@ -19,10 +19,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv  # noqa: E402
 from acmesim.core.rng import RngStreams  # noqa: E402
+from acmesim.core.script_config import load_script_config  # noqa: E402
 from acmesim.policies.checkpoint import CHECKPOINTS  # noqa: E402
 from acmesim.policies.failure import FAILURES  # noqa: E402
 from acmesim.policies.recovery import RECOVERIES  # noqa: E402
@@ -39,11 +39,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def load_config(argv: list[str]):
-    """The YAML config (first argument ending in .yaml, default config.yaml) plus overrides."""
-    files = [a for a in argv if a.endswith((".yaml", ".yml")) and "=" not in a]
-    overrides = [a for a in argv if a not in files]
-    base = OmegaConf.load(files[0] if files else HERE / "config.yaml")
-    return OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
+    """The YAML config (first ``*.yaml`` argument, default config.yaml) plus overrides."""
+    return load_script_config(argv, HERE / "config.yaml")
 
 
 def feasible(params_b: float, gpus: int, cfg) -> bool:

@@ -25,6 +25,7 @@ import pandas as pd  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
+from acmesim.core.script_config import load_script_config  # noqa: E402
 from acmesim.engine import simulate  # noqa: E402
 from acmesim.policies.scheduling import SCHEDULERS  # noqa: E402
 from acmesim.workload.synthetic import generate_trace  # noqa: E402
@@ -34,11 +35,8 @@ HOUR = 3600.0
 
 
 def load_config(argv: list[str]):
-    """The YAML config (first argument ending in .yaml, default cluster_replay.yaml) + overrides."""
-    files = [a for a in argv if a.endswith((".yaml", ".yml")) and "=" not in a]
-    overrides = [a for a in argv if a not in files]
-    base = OmegaConf.load(files[0] if files else HERE / "cluster_replay.yaml")
-    return OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
+    """The YAML config (first ``*.yaml`` argument, default cluster_replay.yaml) plus overrides."""
+    return load_script_config(argv, HERE / "cluster_replay.yaml")
 
 
 def _stats(values: pd.Series, prefix: str) -> dict[str, float]:

@@ -27,6 +27,7 @@ import pandas as pd  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
+from acmesim.core.script_config import load_script_config  # noqa: E402
 from acmesim.evaluation import (  # noqa: E402
     EvalCluster,
     EvalRequest,
@@ -42,11 +43,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def load_config(argv: list[str]):
-    """The YAML config (first argument ending in .yaml, default config.yaml) plus overrides."""
-    files = [a for a in argv if a.endswith((".yaml", ".yml")) and "=" not in a]
-    overrides = [a for a in argv if a not in files]
-    base = OmegaConf.load(files[0] if files else HERE / "config.yaml")
-    return OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
+    """The YAML config (first ``*.yaml`` argument, default config.yaml) plus overrides."""
+    return load_script_config(argv, HERE / "config.yaml")
 
 
 def run_variant(request: EvalRequest, cluster: EvalCluster, variant: dict, workers: int) -> dict:

@@ -93,10 +93,18 @@ def fit_states(profile: WorkloadProfile, n: int, seed: int) -> tuple[float, ...]
     t = profile.targets
     targets = np.array([t.state_job_share["CANCELLED"], t.state_gpu_time_share["CANCELLED"],
                         t.state_job_share["FAILED"], t.state_gpu_time_share["FAILED"]])
-    theta = np.array([-2.0, 0.5, 0.0, 0.0])
+    theta = solve_state_logits(np.array([-2.0, 0.5, 0.0, 0.0]), gpu_time, weight, targets, 1e-6)
+    return tuple(round(float(v), 4) for v in theta)
+
+
+def solve_state_logits(
+    theta: np.ndarray, gpu_time: np.ndarray, weight: np.ndarray, targets: np.ndarray, tol: float
+) -> np.ndarray:
+    """Damped Newton steps (finite-difference Jacobian) until the state residuals are < ``tol``."""
+    theta = np.asarray(theta, dtype=float)
     for _ in range(100):
         residual = state_residuals(theta, gpu_time, weight, targets)
-        if np.abs(residual).max() < 1e-6:
+        if np.abs(residual).max() < tol:
             break
         jacobian = np.empty((4, 4))
         for j in range(4):
@@ -106,7 +114,7 @@ def fit_states(profile: WorkloadProfile, n: int, seed: int) -> tuple[float, ...]
                               - residual) / 1e-5
         delta = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
         theta = theta + delta * min(1.0, 1.0 / max(np.abs(delta).max(), 1e-12))
-    return tuple(round(float(v), 4) for v in theta)
+    return theta
 
 
 def main(argv: list[str] | None = None) -> int:

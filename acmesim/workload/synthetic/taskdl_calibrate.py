@@ -17,7 +17,7 @@ import numpy as np
 
 from acmesim.core.rng import RngStreams
 from acmesim.workload.gpu_util import UtilModel, weighted_quantile
-from acmesim.workload.synthetic.calibrate import fit_rho, state_residuals, type_sample
+from acmesim.workload.synthetic.calibrate import fit_rho, solve_state_logits, type_sample
 from acmesim.workload.synthetic.distributions import LogQuantile
 from acmesim.workload.synthetic.profile_taskdl import (
     ASSUMED_UTIL,
@@ -147,19 +147,8 @@ def fit_states(prior: PriorTraceTargets, gpu_time: np.ndarray, weight: np.ndarra
     targets = np.array([prior.state_job_share["CANCELLED"],
                         prior.state_gpu_time_share["CANCELLED"],
                         prior.state_job_share["FAILED"], prior.state_gpu_time_share["FAILED"]])
-    theta = np.array([*start.cancelled, *start.failed], dtype=float)
-    for _ in range(100):
-        residual = state_residuals(theta, gpu_time, weight, targets)
-        if np.abs(residual).max() < 1e-7:
-            break
-        jacobian = np.empty((4, 4))
-        for j in range(4):
-            step = np.zeros(4)
-            step[j] = 1e-5
-            jacobian[:, j] = (state_residuals(theta + step, gpu_time, weight, targets)
-                              - residual) / 1e-5
-        delta = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
-        theta = theta + delta * min(1.0, 1.0 / max(np.abs(delta).max(), 1e-12))
+    theta = solve_state_logits(np.array([*start.cancelled, *start.failed]), gpu_time, weight,
+                               targets, 1e-7)
     a_c, b_c, a_f, b_f = (round(float(v), 4) for v in theta)
     return StateModel((a_c, b_c), (a_f, b_f), STATE_SPLIT_TIMEOUT, STATE_SPLIT_NODE_FAIL)
 
