@@ -1,6 +1,6 @@
 """Every constant of the evaluation model, with the source it is cited from or how it is chosen.
 
-Cited values come from ``/work/shared/reference/acme_facts.md`` (section given per constant).
+Cited values come from ``acme_facts.md`` (see ``docs/sources.md``) (section given per constant).
 Values the paper does not publish are marked *chosen* and derived from the cited ones where
 possible; nothing here is tuned to reproduce the paper's speed-ups.
 """

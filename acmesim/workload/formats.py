@@ -1,7 +1,7 @@
 """The two published Acme trace schemas and a byte-exact writer for them.
 
-Source of every detail: the AcmeTrace release README as quoted in
-``/work/shared/reference/acmetrace/schema_examples.md`` (headers, column order, example rows).
+Source of every detail: the AcmeTrace release README's headers, column order and example rows
+(quoted in ``schema_examples.md``, see ``docs/sources.md``).
 
 Conventions read off the example rows (checked by hand, and in ``tests/test_loaders_writer.py``):
 

@@ -1,6 +1,6 @@
 """Published statistics of the Acme clusters: the one place for calibration and validation targets.
 
-Every number is taken from ``/work/shared/reference/acme_facts.md`` (the section is named beside
+Every number is taken from ``acme_facts.md`` (see ``docs/sources.md``) (the section is named beside
 it) or from the trace authors' ``cluster_summary.csv`` (R-SUM). Tags used below:
 
 - R-SUM: ``InternLM/AcmeTrace data/cluster_summary.csv`` (paper-level statistics; for Seren these

@@ -5,7 +5,7 @@ targets of the ``taskdl`` synthetic profile and of ``acmesim characterize --prof
 Tags (as in ``acmesim.workload.targets``):
 
 - R-SUM: ``cluster_summary.csv`` rows Philly, Helios, PAI (acme_facts.md §7; the file is in
-  ``/work/shared/reference/acmetrace/``).
+  the AcmeTrace release, see ``docs/sources.md``).
 - §2.4 / §2.6 / §7: sections of ``acme_facts.md`` (whole-cluster duration CDF, final states,
   comparison table).
 - PNG: values read in this project from the release figures ``cdf_job_gpunum.png`` and
