@@ -273,7 +273,7 @@ class Simulation:
             job.overhead = (self.preemption.restart_overhead(job)
                             if job.next_overhead is None else job.next_overhead)
             job.restarts += 1
-            if job.stopped_at == job.stopped_at:  # restarting after a failure stop
+            if not math.isnan(job.stopped_at):  # restarting after a failure stop
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
         else:
