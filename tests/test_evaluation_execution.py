@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from eval_tiny import CLUSTER, MODEL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +29,6 @@ from acmesim.evaluation import (
     simulate,
 )
 
-CLUSTER = EvalCluster(nodes=1, gpus_per_node=2, cpu_threads_per_node=16, nic_gbps=8.0,
-                      host_to_gpu_gbytes_per_s=4.0, trial_cpu_threads=4, metric_cpu_threads=4)
-MODEL = ModelSpec("m", params=1e9, bytes_per_param=2.0)
 SUITE = (
     Dataset("A", 1.0, 8.0, 6.0),
     Dataset("B", 1.0, 3.0, 1.0),

@@ -17,17 +17,16 @@ from __future__ import annotations
 import math
 
 import pytest
+from eval_tiny import CLUSTER, MODEL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation import (
     Dataset,
-    EvalCluster,
     EvalPlan,
     EvalRequest,
     ExecutionOptions,
-    ModelSpec,
     create_scheduler,
     evaluate,
     one_trial_per_dataset,
@@ -45,9 +44,6 @@ from acmesim.evaluation.partitioners import (
 )
 from acmesim.evaluation.staged import staged_summary
 
-CLUSTER = EvalCluster(nodes=1, gpus_per_node=2, cpu_threads_per_node=16, nic_gbps=8.0,
-                      host_to_gpu_gbytes_per_s=4.0, trial_cpu_threads=4, metric_cpu_threads=4)
-MODEL = ModelSpec("m", params=1e9, bytes_per_param=2.0)
 SUITE = (
     Dataset("B", 0.0, 6.0, 1.0),
     Dataset("E", 0.0, 1.0, 0.0),

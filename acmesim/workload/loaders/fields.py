@@ -96,3 +96,29 @@ def _example(fmt: str) -> str:
     """An example timestamp in ``strptime`` format ``fmt``."""
     sample = pd.Timestamp("2023-03-01 00:18:22", tz="Asia/Shanghai")
     return sample.strftime(fmt).replace("+0800", "+08:00")
+
+
+def interval_checks(
+    frame: pd.DataFrame,
+    checks: list[Check],
+    times: tuple[pd.Series, pd.Series, pd.Series],
+    names: tuple[str, str, str],
+    *,
+    abs_tol: float,
+) -> None:
+    """Check the recorded ``duration`` (end - start) and ``queue`` (start - submit) columns.
+
+    ``times`` are the parsed submit, start and end times; ``names`` their source column names,
+    shown in the error's formula.
+    """
+    (submit, start, end), (submit_name, start_name, end_name) = times, names
+    duration = numbers(frame, "duration", checks)
+    queue = numbers(frame, "queue", checks)
+    checks += [
+        rules.disagreement(duration, seconds_between(start, end), frame["duration"],
+                           column="duration", formula=f"{end_name} - {start_name}",
+                           abs_tol=abs_tol),
+        rules.disagreement(queue, seconds_between(submit, start), frame["queue"],
+                           column="queue", formula=f"{start_name} - {submit_name}",
+                           abs_tol=abs_tol),
+    ]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from acmesim.workload import validation as rules
 from acmesim.workload.loaders import fields
 from acmesim.workload.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.workload.loaders.csvfile import RawTrace
@@ -37,6 +36,8 @@ HELIOS_HEADER: tuple[str, ...] = (
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 ROUNDING_S = 1.0
+TIME_COLUMNS = ("submit_time", "start_time", "end_time")
+"""Source columns of the submit, start and end times."""
 
 
 @TRACE_FORMATS.register("helios", "helios_trace")
@@ -54,17 +55,9 @@ class HeliosFormat(TraceFormat):
         frame, checks = raw.frame, []
         zone = self.config.timezone
         submit, start, end = (fields.timestamps(frame, c, checks, fmt=TIME_FORMAT, timezone=zone)
-                              for c in ("submit_time", "start_time", "end_time"))
-        duration = fields.numbers(frame, "duration", checks)
-        queue = fields.numbers(frame, "queue", checks)
-        checks += [
-            rules.disagreement(duration, fields.seconds_between(start, end), frame["duration"],
-                               column="duration", formula="end_time - start_time",
-                               abs_tol=ROUNDING_S),
-            rules.disagreement(queue, fields.seconds_between(submit, start), frame["queue"],
-                               column="queue", formula="start_time - submit_time",
-                               abs_tol=ROUNDING_S),
-        ]
+                              for c in TIME_COLUMNS)
+        fields.interval_checks(frame, checks, (submit, start, end), TIME_COLUMNS,
+                               abs_tol=ROUNDING_S)
         job_id = fields.text(frame, "job_id", checks)
         if "cluster" in frame:
             job_id = fields.text(frame, "cluster", checks) + "/" + job_id

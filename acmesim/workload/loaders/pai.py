@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acmesim.workload import validation as rules
 from acmesim.workload.loaders import fields
 from acmesim.workload.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.workload.loaders.csvfile import RawTrace
@@ -49,6 +48,8 @@ PAI_STATES = {"Terminated": "COMPLETED", "Failed": "FAILED"}
 USED = frozenset({"inst_num", "status", "start_time", "plan_cpu", "plan_gpu", "start_time_i",
                   "end_time_i", "duration", "queue"})
 ROUNDING_S = 1.0
+TIME_COLUMNS = ("start_time", "start_time_i", "end_time_i")
+"""Source columns of the submit, start and end times."""
 PERCENT = 0.01
 
 
@@ -71,17 +72,9 @@ class PaiFormat(TraceFormat):
         """Map PAI task columns to normalized jobs and cross-check duration and queue."""
         frame, checks = raw.frame, []
         submit, start, end = (fields.timestamps(frame, c, checks, fmt=fields.EPOCH)
-                              for c in ("start_time", "start_time_i", "end_time_i"))
-        duration = fields.numbers(frame, "duration", checks)
-        queue = fields.numbers(frame, "queue", checks)
-        checks += [
-            rules.disagreement(duration, fields.seconds_between(start, end), frame["duration"],
-                               column="duration", formula="end_time_i - start_time_i",
-                               abs_tol=ROUNDING_S),
-            rules.disagreement(queue, fields.seconds_between(submit, start), frame["queue"],
-                               column="queue", formula="start_time_i - start_time",
-                               abs_tol=ROUNDING_S),
-        ]
+                              for c in TIME_COLUMNS)
+        fields.interval_checks(frame, checks, (submit, start, end), TIME_COLUMNS,
+                               abs_tol=ROUNDING_S)
         raw_state = fields.text(frame, "status", checks)
         lines = raw.line_numbers()
         gpus = fields.numbers(frame, "plan_gpu", checks, required=False, count=True,
