@@ -17,6 +17,7 @@ import pandas as pd
 from acmesim.core.errors import AcmesimError, TraceError
 from acmesim.model.gang import gang_nodes_array
 from acmesim.model.spec import ClusterSpec
+from acmesim.workload.validation import COUNT_LIMIT
 
 REQUIRED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
                     "gpu_num", "node_num", "cpu_num")
@@ -80,12 +81,15 @@ def _seconds_ns(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 
 def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A non-negative integer column as int64."""
+    """A non-negative integer column (at most ``COUNT_LIMIT``) as int64."""
     values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values != np.round(values)))
+    with np.errstate(invalid="ignore"):
+        bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values > COUNT_LIMIT)
+                             | (values != np.round(values)))
     if len(bad):
         row = int(bad[0])
-        raise _bad_row(frame, row, column, frame[column].iloc[row], "an integer >= 0")
+        raise _bad_row(frame, row, column, frame[column].iloc[row],
+                       f"an integer from 0 to {COUNT_LIMIT:,}")
     return values.astype(np.int64)
 
 

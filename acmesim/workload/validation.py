@@ -23,6 +23,26 @@ ERROR_MODES: tuple[str, ...] = ("raise", "drop")
 EXAMPLES_PER_REASON = 3
 """How many example rows a report keeps for each reason a row was dropped."""
 
+COUNT_LIMIT = 1_000_000
+"""Largest GPU, node or CPU-thread count one row may record (chosen bound, not a published one).
+
+The largest Acme cluster has 2,416 GPUs on 302 nodes of 128 CPU threads (acme_facts.md §1
+(R-README)); a million leaves room for any real cluster while rejecting garbage such as
+``cpu_num=1e18``, which would otherwise pass unnoticed on a GPU job, and the values that wrap
+to -9223372036854775808 when cast to int64.
+"""
+
+TIME_RANGE: tuple[pd.Timestamp, pd.Timestamp] = (pd.Timestamp("1970-01-01", tz="UTC"),
+                                                 pd.Timestamp("2262-04-11", tz="UTC"))
+"""Earliest and latest accepted time: the simulator holds times as int64 nanoseconds since
+1970-01-01 UTC, which end on 2262-04-11 (pandas' limit); within this range every difference of
+two times fits as well. Epoch-second formats (PAI) start at 0 = 1970-01-01."""
+
+TIME_RANGE_TEXT = "a time from 1970-01-01 to 2262-04-11 UTC"
+
+NUL_REASON = "NUL byte in a field"
+"""Reason of the rule that rejects (or, in drop mode, drops) any row with a NUL byte."""
+
 Expected = str | Callable[[int], str]
 
 
@@ -181,6 +201,33 @@ def unparsable(raw: pd.Series, parsed_missing: np.ndarray, column: str, expected
 def negative(values: np.ndarray, raw: pd.Series, column: str) -> Check:
     """Rows with a negative count."""
     return Check("negative count", column, values < 0, raw, "a count >= 0")
+
+
+def not_finite(values: np.ndarray, raw: pd.Series, column: str) -> Check:
+    """Rows holding ``inf`` or ``-inf`` where a finite number is needed."""
+    return Check("not a finite number", column, np.isinf(values), raw, "a finite number")
+
+
+def too_large(values: np.ndarray, raw: pd.Series, column: str) -> Check:
+    """Rows whose count exceeds ``COUNT_LIMIT``."""
+    with np.errstate(invalid="ignore"):
+        mask = np.isfinite(values) & (values > COUNT_LIMIT)
+    return Check("count too large", column, mask, raw, f"a count of at most {COUNT_LIMIT:,}")
+
+
+def nul_bytes(frame: pd.DataFrame) -> list[Check]:
+    """One check per text column holding a NUL byte (the caller tests the bytes first)."""
+    checks = []
+    for name in frame.columns:
+        values = frame[name]
+        if values.dtype.kind in "iufb":
+            continue
+        mask = values.astype("str").str.contains("\x00", regex=False).to_numpy(
+            dtype=bool, na_value=False)
+        if mask.any():
+            checks.append(Check(NUL_REASON, str(name), mask, values,
+                                "text without NUL (\\x00) bytes"))
+    return checks
 
 
 def not_integral(values: np.ndarray, raw: pd.Series, column: str) -> Check:

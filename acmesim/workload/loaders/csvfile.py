@@ -32,6 +32,11 @@ class RawTrace:
     header: list[str]
     frame: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
+    @property
+    def has_nul(self) -> bool:
+        """True when the file holds a NUL byte (its rows are then checked field by field)."""
+        return b"\x00" in self.data
+
     def line_of(self, row: int) -> int:
         """The 1-based file line where data row ``row`` (0-based) starts; the header is line 1."""
         if self._one_record_per_line or row >= len(self._record_lines):
@@ -143,6 +148,10 @@ def _parse_header(data: bytes, name: str) -> list[str]:
     except UnicodeDecodeError as exc:
         raise TraceError(name, "the header is not valid UTF-8", line=1,
                          value=first[exc.start: exc.start + 4], expected="UTF-8 text") from None
+    if "\x00" in text:
+        raise TraceError(name, "NUL byte in the header", line=1,
+                         value=text[max(0, text.index("\x00") - 8): text.index("\x00") + 8],
+                         expected="column names without NUL (\\x00) bytes")
     header = [column.strip() for column in next(csv.reader([text.rstrip("\r")]))]
     for position, column in enumerate(header):
         if not column:
@@ -170,6 +179,7 @@ def _read_csv(raw: RawTrace, **options) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         _raise_parser_error(raw.path, str(exc))
     except (ValueError, OverflowError) as exc:
+        _raise_long_record(raw)
         raise TraceError(raw.path, f"cannot parse the rows: {exc}") from None
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -187,6 +197,22 @@ def _raise_encoding_error(raw: RawTrace) -> None:
                          value=raw.data[exc.start: exc.start + 4],
                          expected="UTF-8 text") from None
     raise TraceError(raw.path, "the file is not valid UTF-8", expected="UTF-8 text")
+
+
+def _raise_long_record(raw: RawTrace) -> None:
+    """Report the first record with more fields than the header, if there is one.
+
+    pandas names no line when the first data row is the long one (it then takes the row for
+    the header and complains about the names), so the records are counted here instead.
+    """
+    reader = csv.reader(io.StringIO(raw.data.decode("utf-8", errors="replace")))
+    next(reader, None)
+    start = reader.line_num + 1
+    for record in reader:
+        if len(record) > len(raw.header):
+            raise TraceError(raw.path, f"row has {len(record)} fields", line=start,
+                             expected=f"{len(raw.header)} fields like the header")
+        start = reader.line_num + 1
 
 
 def _raise_parser_error(path: str, message: str) -> None:

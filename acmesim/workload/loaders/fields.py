@@ -33,11 +33,14 @@ def text(frame: pd.DataFrame, name: str, checks: list[Check], *,
 
 
 def numbers(frame: pd.DataFrame, name: str, checks: list[Check], *, required: bool = True,
-            count: bool = False, integral: bool = True, scale: float = 1.0) -> np.ndarray:
+            count: bool = False, integral: bool = True, scale: float = 1.0,
+            non_negative: bool = False) -> np.ndarray:
     """A numeric column as float64 (NaN when empty), checked for presence and parseability.
 
-    ``count`` adds the count rules: not negative and, when ``integral``, a whole number.
-    ``scale`` multiplies the parsed values (PAI stores GPU and CPU counts in percent).
+    Infinite values are always rejected. ``count`` adds the count rules: not negative, at most
+    ``COUNT_LIMIT`` and, when ``integral``, a whole number; ``non_negative`` only the first
+    (durations in seconds). ``scale`` multiplies the parsed
+    values before those rules (PAI stores GPU and CPU counts in percent).
     """
     raw = column(frame, name)
     if raw.dtype == np.float64:
@@ -48,11 +51,16 @@ def numbers(frame: pd.DataFrame, name: str, checks: list[Check], *, required: bo
         checks.append(rules.unparsable(raw, np.isnan(values), name, "a number"))
     if required:
         checks.append(rules.missing(raw, name, "a number"))
-    if count:
+    checks.append(rules.not_finite(values, raw, name))
+    if scale != 1.0:
+        values = values * scale
+    if count or non_negative:
         checks.append(rules.negative(values, raw, name))
+    if count:
+        checks.append(rules.too_large(values, raw, name))
         if integral:
             checks.append(rules.not_integral(values, raw, name))
-    return values * scale if scale != 1.0 else values
+    return values
 
 
 def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
@@ -68,20 +76,76 @@ def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
     if fmt == EPOCH:
         seconds = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64,
                                                                na_value=np.nan)
-        parsed = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=raw.index)
+        parsed = epoch_seconds(seconds, raw.index)
+        outside = ~np.isnan(seconds) & parsed.isna().to_numpy()
         expected = "seconds since 1970-01-01 UTC"
-    elif "%z" in fmt:
-        parsed = pd.to_datetime(raw, format=fmt, errors="coerce", utc=True)
-        expected = f"a timestamp like {_example(fmt)}"
     else:
-        naive = pd.to_datetime(raw, format=fmt, errors="coerce")
-        parsed = naive.dt.tz_localize(timezone or "UTC", ambiguous="NaT", nonexistent="NaT")
-        parsed = parsed.dt.tz_convert("UTC")
-        expected = f"a timestamp like {_example(fmt)} ({timezone or 'UTC'} local time)"
-    parsed = parsed.astype("datetime64[ns, UTC]")
-    checks.append(rules.unparsable(raw, parsed.isna().to_numpy(), name, expected,
+        if "%z" in fmt:
+            parsed = pd.to_datetime(raw, format=fmt, errors="coerce", utc=True)
+            expected = f"a timestamp like {_example(fmt)}"
+        else:
+            naive = pd.to_datetime(raw, format=fmt, errors="coerce")
+            parsed = naive.dt.tz_localize(timezone or "UTC", ambiguous="NaT",
+                                          nonexistent="NaT").dt.tz_convert("UTC")
+            expected = f"a timestamp like {_example(fmt)} ({timezone or 'UTC'} local time)"
+        parsed, outside = _within_time_range(parsed)
+    checks.append(rules.Check(OUT_OF_RANGE, name, outside, raw, rules.TIME_RANGE_TEXT))
+    checks.append(rules.unparsable(raw, parsed.isna().to_numpy() & ~outside, name, expected,
                                    reason="unparsable timestamp"))
     return parsed
+
+
+OUT_OF_RANGE = "timestamp out of range"
+
+
+def _within_time_range(parsed: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """``parsed`` as ``datetime64[ns, UTC]`` with times outside ``TIME_RANGE`` set to NaT.
+
+    pandas parses at microsecond resolution, so a year such as 1500 or 9999 parses; it only
+    fails (with a raw ``OutOfBoundsDatetime``) when cast to nanoseconds. Returns the times and
+    the mask of rows that were out of range.
+    """
+    earliest, latest = rules.TIME_RANGE
+    outside = (parsed.notna() & ((parsed < earliest) | (parsed > latest))).to_numpy(dtype=bool)
+    if outside.any():
+        parsed = parsed.where(~outside)
+    return parsed.astype("datetime64[ns, UTC]"), outside
+
+
+def _range_seconds() -> tuple[float, float]:
+    """``TIME_RANGE`` as epoch seconds."""
+    earliest, latest = rules.TIME_RANGE
+    return earliest.value / 1e9, latest.value / 1e9
+
+
+def epoch_seconds(seconds: np.ndarray, index: pd.Index) -> pd.Series:
+    """Epoch seconds as UTC timestamps; non-finite or out-of-range values become NaT."""
+    low, high = _range_seconds()
+    with np.errstate(invalid="ignore"):
+        usable = np.isfinite(seconds) & (seconds >= low) & (seconds <= high)
+    nanoseconds = np.round(np.where(usable, seconds, 0.0) * 1e9).astype(np.int64)
+    stamps = pd.to_datetime(nanoseconds, unit="ns", utc=True)
+    return pd.Series(stamps, index=index).where(usable)
+
+
+def shifted(times: pd.Series, seconds: np.ndarray, raw: pd.Series, checks: list[Check], *,
+            column: str, formula: str) -> pd.Series:
+    """``times + seconds`` as UTC timestamps; a result outside ``TIME_RANGE`` is NaT and a check.
+
+    The check names ``column`` (the seconds' source column) with its raw value, so a huge
+    ``duration`` is reported on its own field instead of overflowing.
+    """
+    base = pd.DatetimeIndex(times).as_unit("ns").asi8.astype(np.float64) / 1e9
+    base[times.isna().to_numpy()] = np.nan
+    target = base + seconds
+    low, high = _range_seconds()
+    with np.errstate(invalid="ignore"):
+        inside = (target >= low) & (target <= high)
+    known = np.isfinite(base) & ~np.isnan(seconds)
+    checks.append(rules.Check("derived time out of range", column, known & ~inside, raw,
+                              f"{formula} to be {rules.TIME_RANGE_TEXT}"))
+    delta = pd.to_timedelta(np.where(inside, seconds, 0.0), unit="s")
+    return (times + delta).where(inside)
 
 
 def seconds_between(start: pd.Series, end: pd.Series) -> np.ndarray:

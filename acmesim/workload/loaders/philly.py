@@ -64,11 +64,13 @@ class PhillyFormat(TraceFormat):
         zone = self.config.timezone
         stamps = {c: fields.timestamps(frame, c, checks, fmt=TIME_FORMAT, timezone=zone)
                   for c in ("submit_time", "start_time", "end_time")}
-        duration = fields.numbers(frame, "duration", checks, count=True, integral=False)
-        queue = fields.numbers(frame, "queue", checks, count=True, integral=False)
+        duration = fields.numbers(frame, "duration", checks, non_negative=True)
+        queue = fields.numbers(frame, "queue", checks, non_negative=True)
         start = stamps["start_time"]
-        end = start + pd.to_timedelta(duration, unit="s")
-        submit = start - pd.to_timedelta(queue, unit="s")
+        end = fields.shifted(start, duration, frame["duration"], checks, column="duration",
+                             formula="start_time + duration")
+        submit = fields.shifted(start, -queue, frame["queue"], checks, column="queue",
+                                formula="start_time - queue")
         checks += [
             _within_minute(stamps["end_time"], end, frame["end_time"], "end_time",
                            "start_time + duration"),

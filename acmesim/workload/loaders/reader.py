@@ -69,7 +69,8 @@ def read_trace(
     jobs = reader.read(raw)
     blank = rules.Check("blank line", None, raw.frame.isna().all(axis=1).to_numpy(), None,
                         "a data row")
-    checks = [blank, *jobs.checks, *_common_checks(jobs, raw, reader, cluster_gpus)]
+    nul = rules.nul_bytes(raw.frame) if raw.has_nul else []
+    checks = [blank, *nul, *jobs.checks, *_common_checks(jobs, raw, reader, cluster_gpus)]
     keep = rules.apply_checks(checks, len(raw.frame), errors=errors, path=raw.path,
                               line_of=raw.line_of, report=report)
     table = _assemble(jobs, keep, fractional=reader.fractional_counts)
