@@ -186,6 +186,14 @@ def _shown(summary: Mapping[str, Any], fields: tuple[Field, ...]) -> list[tuple[
             if _present(summary.get(key))]
 
 
+def dropped_line(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Trace rows dropped as invalid, with the count per reason (nothing when none were)."""
+    count = summary.get("rows_dropped")
+    if not _present(count) or not int(count):
+        return []
+    return [("rows dropped", f"{int(count):,} ({summary.get('rows_dropped_by_reason', '')})")]
+
+
 def loss_line(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """GPU-hours lost, in total and by cause (or the plain total when causes are missing)."""
     causes = [(label, float(summary[key])) for key, label in LOSS_CAUSES
@@ -201,7 +209,7 @@ def loss_line(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
 def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool = False) -> str:
     """A short human summary of a finished replay and where its files are."""
     summary = dict(getattr(result, "summary", None) or {})
-    headline = _shown(summary, HEADLINE)
+    headline = _shown(summary, HEADLINE) + dropped_line(summary)
     if brief:
         status = f"failed: {result.error}" if result.error else ", ".join(
             f"{label} {value}" for label, value in headline)

@@ -27,6 +27,7 @@ from acmesim.metrics.writers import write_summary, write_table, write_yaml
 from acmesim.model import CLUSTERS
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.workload.validation import drop_fields
 
 
 @dataclasses.dataclass
@@ -77,6 +78,7 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
     placement = PLACEMENTS.create(config.placement.name, config.placement.options)
     if jobs is None:
         jobs = _load_trace(config)
+    dropped = drop_fields(jobs)
     result = simulate(
         jobs, spec, scheduler, placement, mode=config.mode, cpu_jobs=config.cpu_jobs,
         oversize_jobs=config.oversize_jobs, utilization_interval=config.utilization_interval,
@@ -90,7 +92,7 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
                                        UTILIZATION)
     for schema, table in result.tables:
         paths[Path(schema.file_name).stem] = write_table(run_dir / schema.file_name, table, schema)
-    return {**result.summary, **injector.summary_fields()}
+    return {**result.summary, **dropped, **injector.summary_fields()}
 
 
 def run_replay(

@@ -193,6 +193,10 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("trace_start", "str", "UTC", "the time 0 of every time column (earliest "
                "submission in the input, ISO 8601)"),
         Column("input_jobs", "int", "jobs", "rows of the input job table"),
+        Column("rows_dropped", "int", "rows", "trace rows dropped as invalid before the "
+               "replay (trace.errors=drop; 0 when none)"),
+        Column("rows_dropped_by_reason", "str", "-", "those rows per reason, as 'reason: "
+               "count' pairs separated by '; ' (empty when none)"),
         Column("simulated_jobs", "int", "jobs", "jobs simulated (rows of jobs.csv)"),
         Column("cpu_jobs_skipped", "int", "jobs", "CPU-only jobs skipped (cpu_jobs=skip)"),
         Column("oversize_jobs_skipped", "int", "jobs", "jobs that can never fit the cluster, "

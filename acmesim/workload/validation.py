@@ -106,6 +106,14 @@ class LoadReport:
         """Rows dropped because they failed validation (lenient mode only)."""
         return sum(self.dropped.values())
 
+    def reasons_text(self) -> str:
+        """The dropped rows per reason, ``reason: count`` pairs joined by ``; ``."""
+        return "; ".join(f"{reason}: {count}" for reason, count in self.dropped.items())
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The ``rows_dropped`` and ``rows_dropped_by_reason`` fields of a run's summary."""
+        return {"rows_dropped": self.rows_dropped, "rows_dropped_by_reason": self.reasons_text()}
+
     def summary(self) -> str:
         """A few human-readable lines describing the load."""
         lines = [f"{self.path} ({self.format}): read {self.rows_read} rows, kept {self.rows_kept}"]
@@ -118,6 +126,17 @@ class LoadReport:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def drop_fields(jobs: pd.DataFrame) -> dict[str, Any]:
+    """A run's ``rows_dropped`` summary fields, from the ``LoadReport`` a loaded table carries.
+
+    A table that was not read from a file (a synthetic trace) dropped nothing.
+    """
+    report = jobs.attrs.get("load_report")
+    if not isinstance(report, LoadReport):
+        report = LoadReport(path="", format="")
+    return report.summary_fields()
 
 
 def display_value(value: Any) -> Any:
