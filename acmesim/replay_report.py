@@ -189,7 +189,7 @@ def _shown(summary: Mapping[str, Any], fields: tuple[Field, ...]) -> list[tuple[
 def dropped_line(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Trace rows dropped as invalid, with the count per reason (nothing when none were)."""
     count = summary.get("rows_dropped")
-    if not _present(count) or not int(count):
+    if count is None or not _present(count) or not int(count):
         return []
     return [("rows dropped", f"{int(count):,} ({summary.get('rows_dropped_by_reason', '')})")]
 

@@ -238,7 +238,7 @@ def test_unknown_header_lists_known_formats_and_their_columns(tmp_path):
 
 
 def test_unknown_format_name_lists_valid_names(tmp_path):
-    with pytest.raises(UnknownNameError, match="valid trace format names: helios, kalos, pai"):
+    with pytest.raises(UnknownNameError, match="valid trace format names: csv, helios, kalos, pai"):
         load_trace(write(tmp_path, seren_line()), format="slurm")
 
 

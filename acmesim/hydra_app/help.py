@@ -43,6 +43,8 @@ def _describe_value(value: Any) -> str:
         return "[" + ",".join(_describe_value(v) for v in value) + "]"
     if isinstance(value, str) and not value:
         return "''"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # nested options
+        return "{" + ", ".join(f.name for f in dataclasses.fields(value)) + "}"
     return str(value)
 
 

@@ -94,10 +94,26 @@ def _check_option_key(registry: Registry, names: list[str], key: str, values: li
         fields = {field.name: field for field in dataclasses.fields(schema)}
         if option not in fields:
             raise UnknownOptionError(registry.kind, registry.canonical(name), option, fields)
-        if "." in key or any(default_of(f) == MISSING_VALUE for f in fields.values()):
-            continue  # nested or partial: OmegaConf checks it while composing
+        if "." in key:
+            _check_nested_key(registry, name, fields[option], key)
+            continue  # OmegaConf checks the value while composing
+        if any(default_of(f) == MISSING_VALUE for f in fields.values()):
+            continue  # partial: OmegaConf checks it while composing
         for value in values:
             registry.make_config(name, {option: _plain(value)})
+
+
+def _check_nested_key(registry: Registry, name: str, field: dataclasses.Field,
+                      key: str) -> None:
+    """``group.option.sub=value`` where the option is a typed dataclass: ``sub`` must exist."""
+    default = default_of(field)
+    if not dataclasses.is_dataclass(default) or isinstance(default, type):
+        return
+    option, sub = key.split(".")[:2]
+    valid = [f.name for f in dataclasses.fields(default)]
+    if sub not in valid:
+        raise UnknownOptionError(registry.kind, registry.canonical(name), f"{option}.{sub}",
+                                 [f"{option}.{v}" for v in valid])
 
 
 def _plain(value: Any) -> Any:

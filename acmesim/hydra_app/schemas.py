@@ -47,8 +47,15 @@ def storable_type(annotation: Any) -> Any:
 
 
 def _storable_default(field: dataclasses.Field) -> dataclasses.Field:
-    """A dataclass field default OmegaConf accepts (tuples become lists, factories are kept)."""
+    """A dataclass field default OmegaConf accepts (tuples become lists, factories are kept).
+
+    A nested options dataclass (e.g. the file trace's ``columns``) stays a dataclass, so its
+    keys are typed and set without ``+`` (``trace.columns.gpu_num=num_gpus``).
+    """
     value = default_of(field)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        nested: Any = value
+        return dataclasses.field(default_factory=lambda: dataclasses.replace(nested))
     if isinstance(value, tuple | list | dict):
         plain = list(value) if isinstance(value, tuple) else value
         return dataclasses.field(default_factory=lambda: _copy(plain))

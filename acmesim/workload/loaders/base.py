@@ -53,15 +53,17 @@ class TraceFormat:
 
     description: ClassVar[str] = ""
     signature: ClassVar[frozenset[str]] = frozenset()
-    required: ClassVar[tuple[str, ...]] = ()
-    numeric: ClassVar[frozenset[str]] = frozenset()
+    required: tuple[str, ...] = ()
+    numeric: frozenset[str] = frozenset()
     fractional_counts: ClassVar[bool] = False
-    state_column: ClassVar[str] = "state"
-    id_column: ClassVar[str] = "job_id"
-    time_columns: ClassVar[dict[str, str]] = {
+    state_column: str = "state"
+    id_column: str = "job_id"
+    time_columns: dict[str, str] = {
         "submit_time": "submit_time", "start_time": "start_time", "end_time": "end_time"}
     """Normalized time -> the file column it comes from (named in error messages)."""
     registry_name: str
+    """(``required``, ``numeric``, ``state_column``, ``id_column`` and ``time_columns`` may be
+    set per instance by a format whose columns come from its options, such as ``csv``.)"""
 
     Config = NoOptions
 
@@ -74,8 +76,12 @@ class TraceFormat:
 
     @classmethod
     def matches(cls, header: list[str]) -> bool:
-        """True when every signature column is in ``header``."""
-        return cls.signature <= set(header)
+        """True when every signature column is in ``header`` (never for a format without one)."""
+        return bool(cls.signature) and cls.signature <= set(header)
+
+    def expected_header(self) -> str:
+        """What the header should hold, for the error naming a missing column."""
+        return f"the {self.registry_name} header " + ",".join(self.required)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -67,8 +67,9 @@ def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
                timezone: str | None = None, required: bool = True) -> pd.Series:
     """A timestamp column as timezone-aware UTC (``datetime64[ns, UTC]``; NaT when empty).
 
-    ``fmt`` is a ``strptime`` format or ``EPOCH``. A format without ``%z`` reads naive local
-    times, which are taken to be in ``timezone`` (ambiguous or missing DST times are errors).
+    ``fmt`` is a ``strptime`` format, ``ISO8601`` or ``EPOCH``. A format without ``%z`` reads
+    naive local times, which are taken to be in ``timezone`` (ambiguous or missing DST times
+    are errors); ``ISO8601`` takes each value's own UTC offset when it has one.
     """
     raw = column(frame, name)
     if required:
@@ -80,7 +81,11 @@ def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
         outside = ~np.isnan(seconds) & parsed.isna().to_numpy()
         expected = "seconds since 1970-01-01 UTC"
     else:
-        if "%z" in fmt:
+        if fmt == ISO8601:
+            parsed = _iso_timestamps(raw, timezone or "UTC")
+            expected = (f"an ISO 8601 timestamp like 2023-03-01 00:18:22+08:00 (no offset: "
+                        f"{timezone or 'UTC'} local time)")
+        elif "%z" in fmt:
             parsed = pd.to_datetime(raw, format=fmt, errors="coerce", utc=True)
             expected = f"a timestamp like {_example(fmt)}"
         else:
@@ -96,6 +101,26 @@ def timestamps(frame: pd.DataFrame, name: str, checks: list[Check], *, fmt: str,
 
 
 OUT_OF_RANGE = "timestamp out of range"
+
+ISO8601 = "ISO8601"
+"""Pseudo-format: ISO 8601 timestamps, each with its own UTC offset (``Z``, ``+08:00``) or none."""
+
+_UTC_OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})\s*$"
+
+
+def _iso_timestamps(raw: pd.Series, timezone: str) -> pd.Series:
+    """ISO 8601 texts as UTC: offsets as written, values without one in ``timezone``."""
+    text = raw.astype("str")
+    present = raw.notna().to_numpy()
+    aware = present & text.str.contains(_UTC_OFFSET, regex=True).to_numpy(dtype=bool,
+                                                                          na_value=False)
+    parsed = pd.to_datetime(text.where(aware), format=ISO8601, errors="coerce", utc=True)
+    naive_rows = present & ~aware
+    if naive_rows.any():
+        naive = pd.to_datetime(text.where(naive_rows), format=ISO8601, errors="coerce")
+        local = naive.dt.tz_localize(timezone, ambiguous="NaT", nonexistent="NaT")
+        parsed = parsed.where(aware, local.dt.tz_convert("UTC"))
+    return parsed
 
 
 def _within_time_range(parsed: pd.Series) -> tuple[pd.Series, np.ndarray]:
@@ -129,7 +154,7 @@ def epoch_seconds(seconds: np.ndarray, index: pd.Index) -> pd.Series:
 
 
 def shifted(times: pd.Series, seconds: np.ndarray, raw: pd.Series, checks: list[Check], *,
-            column: str, formula: str) -> pd.Series:
+            column: str, formula: str, reason: str = "derived time out of range") -> pd.Series:
     """``times + seconds`` as UTC timestamps; a result outside ``TIME_RANGE`` is NaT and a check.
 
     The check names ``column`` (the seconds' source column) with its raw value, so a huge
@@ -142,7 +167,7 @@ def shifted(times: pd.Series, seconds: np.ndarray, raw: pd.Series, checks: list[
     with np.errstate(invalid="ignore"):
         inside = (target >= low) & (target <= high)
     known = np.isfinite(base) & ~np.isnan(seconds)
-    checks.append(rules.Check("derived time out of range", column, known & ~inside, raw,
+    checks.append(rules.Check(reason, column, known & ~inside, raw,
                               f"{formula} to be {rules.TIME_RANGE_TEXT}"))
     delta = pd.to_timedelta(np.where(inside, seconds, 0.0), unit="s")
     return (times + delta).where(inside)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from acmesim.core.errors import AcmesimError, TraceError
+from acmesim.core.errors import AcmesimError, ConfigError, TraceError
 from acmesim.workload import validation as rules
 from acmesim.workload.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.workload.loaders.csvfile import RawTrace, read_file, read_rows
@@ -34,6 +34,7 @@ def load_trace(
     gpu_only: bool = False,
     cluster_gpus: int | None = None,
     format_options: Mapping[str, Any] | None = None,
+    columns: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Read a trace file as normalized jobs; the ``LoadReport`` is in ``df.attrs``.
 
@@ -43,9 +44,13 @@ def load_trace(
     ``gpu_only``: drop CPU-only jobs (``gpu_num == 0``) after validation (counted in the report).
     ``cluster_gpus``: reject jobs asking for more GPUs than this.
     ``format_options``: options of the format's typed ``Config`` (e.g. ``timezone``).
+    ``columns``: the column map of ``format="csv"`` (normalized field -> file column, e.g.
+    ``{"submit_time": "timestamp", "duration": "duration", "gpu_num": "num_gpus"}``); given
+    with ``format="auto"``, it selects ``csv``.
     """
     jobs, _ = read_trace(path, format, errors=errors, gpu_only=gpu_only,
-                         cluster_gpus=cluster_gpus, format_options=format_options)
+                         cluster_gpus=cluster_gpus, format_options=format_options,
+                         columns=columns)
     return jobs
 
 
@@ -57,10 +62,12 @@ def read_trace(
     gpu_only: bool = False,
     cluster_gpus: int | None = None,
     format_options: Mapping[str, Any] | None = None,
+    columns: Mapping[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, LoadReport]:
     """Like ``load_trace`` but also return the ``LoadReport`` (rows read, kept, dropped)."""
     if errors not in ERROR_MODES:
         raise AcmesimError(f"errors must be one of {', '.join(ERROR_MODES)}, got {errors!r}")
+    format, format_options = _with_column_map(format, format_options, columns)  # noqa: A001
     raw = read_file(path)
     reader = _choose_format(raw, format, format_options)
     _require_columns(raw, reader)
@@ -98,6 +105,22 @@ def known_formats() -> dict[str, str]:
     return {name: TRACE_FORMATS.get(name).description for name in TRACE_FORMATS.names()}
 
 
+COLUMN_MAP_FORMAT = "csv"
+"""The format that reads its columns through a column map (``columns=``)."""
+
+
+def _with_column_map(name: str, options: Mapping[str, Any] | None,
+                     columns: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any] | None]:
+    """``format`` and ``format_options`` with the ``columns`` map folded in."""
+    if not columns:
+        return name, options
+    chosen = COLUMN_MAP_FORMAT if name == "auto" else TRACE_FORMATS.canonical(name)
+    if chosen != COLUMN_MAP_FORMAT:
+        raise ConfigError(f"a column map (columns=...) applies only to format "
+                          f"{COLUMN_MAP_FORMAT!r}, not {chosen!r}")
+    return chosen, {**(options or {}), "columns": dict(columns)}
+
+
 def _choose_format(raw: RawTrace, name: str, options: Mapping[str, Any] | None) -> TraceFormat:
     """The format object for ``name`` (``auto``: detected from the header)."""
     chosen = _detect(raw) if name == "auto" else TRACE_FORMATS.canonical(name)
@@ -109,7 +132,8 @@ def _detect(raw: RawTrace) -> str:
     candidates = [n for n in TRACE_FORMATS.names() if TRACE_FORMATS.get(n).matches(raw.header)]
     if not candidates:
         raise TraceError(raw.path, "unrecognised header " + ",".join(raw.header), line=1,
-                         expected="the header of a known format: " + _describe_signatures())
+                         expected="the header of a known format: " + _describe_signatures()
+                         + "; or format csv with a column map (traces/README.md)")
     size = max(len(TRACE_FORMATS.get(n).signature) for n in candidates)
     best = [n for n in candidates if len(TRACE_FORMATS.get(n).signature) == size]
     if len(best) > 1:
@@ -122,7 +146,7 @@ def _describe_signatures() -> str:
     """``name (col, col, ...)`` for every known format."""
     return "; ".join(
         f"{name} (columns {', '.join(sorted(TRACE_FORMATS.get(name).signature))})"
-        for name in TRACE_FORMATS.names()
+        for name in TRACE_FORMATS.names() if TRACE_FORMATS.get(name).signature
     )
 
 
@@ -132,8 +156,7 @@ def _require_columns(raw: RawTrace, reader: TraceFormat) -> None:
     if missing:
         raise TraceError(raw.path, f"missing column{'s' if len(missing) > 1 else ''} "
                          + ", ".join(missing), line=1, column=missing[0],
-                         expected=f"the {reader.registry_name} header "
-                         + ",".join(reader.required))
+                         expected=reader.expected_header())
 
 
 def _common_checks(jobs: JobColumns, raw: RawTrace, reader: TraceFormat,

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from acmesim.core.errors import ConfigError
+from acmesim.workload.loaders.generic import CsvColumns
 from acmesim.workload.sources import TRACES
 
 
@@ -25,6 +26,8 @@ class FileTrace:
         errors: Literal["raise", "drop"] = "raise"
         gpu_only: bool = False
         format_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+        columns: CsvColumns = dataclasses.field(default_factory=CsvColumns)
+        """format csv: the file column of each normalized field (trace.columns.gpu_num=...)"""
 
     def __init__(self, config: Config) -> None:
         if not config.path:
@@ -41,4 +44,5 @@ class FileTrace:
         return load_trace(
             Path(self.config.path), format=self.config.format, errors=self.config.errors,
             gpu_only=self.config.gpu_only, format_options=dict(self.config.format_options),
+            columns=CsvColumns.of(self.config.columns).mapped() or None,
         )
