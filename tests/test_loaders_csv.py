@@ -182,7 +182,7 @@ def test_bad_options_are_config_errors(tmp_path, kwargs, message):
     assert message in str(info.value)
 
 
-QUICK = settings(max_examples=40, deadline=None,
+QUICK = settings(max_examples=25, deadline=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

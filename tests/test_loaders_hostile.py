@@ -173,7 +173,7 @@ def test_nul_byte_in_the_header_is_named_on_line_1(tmp_path):
 
 # --- properties ------------------------------------------------------------------------------
 
-SLOW = settings(max_examples=60, deadline=None,
+SLOW = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -182,15 +182,15 @@ SLOW = settings(max_examples=60, deadline=None,
 def test_any_gpu_count_is_kept_exactly_or_rejected_on_its_line(tmp_path, value):
     text = repr(value)
     gpus = float(value)
-    duration = 60  # gpu_time must agree with duration * gpu_num, as published
+    duration = 2693  # line 3's duration: gpu_time must equal duration * gpu_num
     path = edited(tmp_path, "seren", "gpu_num", text)
     path = _set(path, "gpu_time", repr(duration * gpus) if np.isfinite(duration * gpus)
                 else "0.0")
     try:
         jobs = load_trace(path)
     except TraceError as error:
-        assert (error.line, error.column) == (LINE, "gpu_num") or (
-            error.line, error.column) == (LINE, "gpu_time")
+        assert (error.line, error.column) == (LINE, "gpu_num")
+        assert not (0 <= gpus <= COUNT_LIMIT and gpus == int(gpus))
         return
     assert 0 <= gpus <= COUNT_LIMIT and gpus == int(gpus)
     assert jobs["gpu_num"].tolist()[1] == int(gpus)
