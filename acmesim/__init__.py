@@ -10,7 +10,8 @@ __all__ = ["__version__", "load_trace"]
 
 
 def load_trace(path: Any, format: str = "auto", **kwargs: Any):  # noqa: A002 - public API name
-    """Read a published trace file (Acme Seren/Kalos, Philly, Helios, PAI) as normalized jobs."""
+    """Read a trace file (Acme Seren/Kalos, Philly, Helios, PAI; any CSV with ``format="csv",
+    columns={...}``) as normalized jobs; see ``acmesim.workload.loaders.load_trace``."""
     from acmesim.workload.loaders import load_trace as _load_trace
 
     return _load_trace(path, format=format, **kwargs)

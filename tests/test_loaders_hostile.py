@@ -228,3 +228,13 @@ def test_engine_rejects_a_count_that_would_wrap_instead_of_casting_it():
         prepare_jobs(jobs, CLUSTERS.create("tiny").spec)
     assert info.value.column == "gpu_num" and "1e+19" in str(info.value)
     assert "-9223372036854775808" not in str(info.value)
+
+
+def test_engine_rejects_a_time_outside_the_range_instead_of_overflowing():
+    jobs = load_trace(DATA / "seren_example.csv")
+    jobs["submit_time"] = jobs["submit_time"].astype("datetime64[us, UTC]")
+    jobs.loc[1, "submit_time"] = pd.Timestamp("1500-01-01", tz="UTC")
+    with pytest.raises(TraceError) as info:
+        prepare_jobs(jobs, CLUSTERS.create("tiny").spec)
+    assert info.value.column == "submit_time" and "1500-01-01" in str(info.value)
+    assert "1970-01-01 to 2262-04-11" in str(info.value)

@@ -17,7 +17,7 @@ import pandas as pd
 from acmesim.core.errors import AcmesimError, TraceError
 from acmesim.model.gang import gang_nodes_array
 from acmesim.model.spec import ClusterSpec
-from acmesim.workload.validation import COUNT_LIMIT
+from acmesim.workload.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
 
 REQUIRED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
                     "gpu_num", "node_num", "cpu_num")
@@ -77,7 +77,15 @@ def _seconds_ns(frame: pd.DataFrame, column: str) -> np.ndarray:
     missing = np.flatnonzero(series.isna().to_numpy())
     if len(missing):
         raise _bad_row(frame, int(missing[0]), column, "NaT", "a timestamp")
-    return pd.DatetimeIndex(series).as_unit("ns").asi8
+    stamps = pd.DatetimeIndex(series)
+    earliest, latest = TIME_RANGE
+    if stamps.tz is None:
+        earliest, latest = earliest.tz_localize(None), latest.tz_localize(None)
+    outside = np.flatnonzero((stamps < earliest) | (stamps > latest))
+    if len(outside):
+        row = int(outside[0])
+        raise _bad_row(frame, row, column, str(series.iloc[row]), TIME_RANGE_TEXT)
+    return stamps.as_unit("ns").asi8
 
 
 def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:

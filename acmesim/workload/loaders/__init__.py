@@ -2,7 +2,8 @@
 
 Each format is one module registered in ``TRACE_FORMATS``; ``load_trace`` detects the format from
 the header, validates every row (see ``acmesim.workload.validation``) and returns the normalized
-job table of ``acmesim.workload.schema``.
+job table of ``acmesim.workload.schema``. Any other CSV job log reads through a column map
+(``format="csv"``, ``acmesim.workload.loaders.generic``), which detection never picks.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ def numbers(frame: pd.DataFrame, name: str, checks: list[Check], *, required: bo
 
     Infinite values are always rejected. ``count`` adds the count rules: not negative, at most
     ``COUNT_LIMIT`` and, when ``integral``, a whole number; ``non_negative`` only the first
-    (durations in seconds). ``scale`` multiplies the parsed
-    values before those rules (PAI stores GPU and CPU counts in percent).
+    (durations in seconds). ``scale`` multiplies the parsed values before those rules (PAI
+    stores GPU and CPU counts in percent).
     """
     raw = column(frame, name)
     if raw.dtype == np.float64:

@@ -1,4 +1,4 @@
-"""Any trace file ``acmesim.load_trace`` reads (Acme Seren/Kalos, Philly, Helios, PAI)."""
+"""Any trace file ``acmesim.load_trace`` reads (Acme Seren/Kalos, Philly, Helios, PAI, csv)."""
 
 from __future__ import annotations
 
