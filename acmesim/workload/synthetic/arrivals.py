@@ -12,6 +12,8 @@ user drawn from a Zipf popularity over the user pool (``zipf_users``).
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from acmesim.workload.synthetic.distributions import discrete_lognormal, norm_cdf
@@ -216,19 +218,23 @@ def zipf_users_by_jobs(rng: np.random.Generator, users: int, exponent: float,
                        group_jobs: np.ndarray, ranking: np.ndarray) -> np.ndarray:
     """One user per group such that each user's share of the *jobs* follows the Zipf shares.
 
-    Systematic sampling weighted by each group's number of jobs (as ``jobs.draw_group_sizes``):
-    groups in random order take consecutive slices of the job axis, and a group's user is the
-    popularity rank at the middle of its slice (plus one random offset). A few storms of
-    thousands of jobs thus cannot move the top users' share far from the model's.
+    Groups are dealt largest first (ties in random order), each to the user furthest below
+    their Zipf share of the jobs so far: the heaviest users (pipeline accounts) run the largest
+    sweeps, and every user's share stays within about one group of the model's, at any trace
+    length (a random deal would let a storm of thousands of jobs lift an arbitrary user into
+    the top five of a short trace).
     """
     n = len(group_jobs)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    cumulative = np.cumsum(zipf_shares(users, exponent))
-    order = rng.permutation(n)
-    weights = np.asarray(group_jobs, dtype=np.float64)[order]
-    middle = (np.cumsum(weights) - weights / 2.0) / weights.sum()
-    u = np.empty(n, dtype=np.float64)
-    u[order] = (middle + rng.random()) % 1.0
-    rank = np.minimum(np.searchsorted(cumulative, u, side="right"), users - 1)
-    return ranking[rank]
+    sizes = np.asarray(group_jobs, dtype=np.int64)
+    quota = zipf_shares(users, exponent) * float(sizes.sum())
+    heap = [(-q, rank) for rank, q in enumerate(quota.tolist())]
+    heapq.heapify(heap)
+    order = np.lexsort((rng.random(n), -sizes))
+    rank_of = np.empty(n, dtype=np.int64)
+    for index, size in zip(order.tolist(), sizes[order].tolist(), strict=True):
+        deficit, rank = heapq.heappop(heap)
+        rank_of[index] = rank
+        heapq.heappush(heap, (deficit + size, rank))
+    return ranking[rank_of]
