@@ -8,6 +8,9 @@ it) or from the trace authors' ``cluster_summary.csv`` (R-SUM). Tags used below:
 - R-FIG: the figures the release builds from the *released* trace files (treemap, box plots,
   CDFs), read from their vector PDFs (acme_facts.md marks these [derived]).
 - N-ZH: a reading note quoting the paper text.
+- issue 11: the per-type queueing table (R-FIG ``cdf_job_duration_queue.pdf`` panel (b),
+  [derived]) and the arrival statistics of the released Seren file (a third party's measurement
+  over the real file), both in acme_facts.md §2.5.
 
 Shares are fractions (0.649 = 64.9 %). Durations are seconds. The synthetic generator
 (``acmesim.workload.synthetic``) is calibrated to these values and ``acmesim characterize``

@@ -7,7 +7,8 @@ model's ``diurnal`` weight, and drops to zero during the cluster's quiet spells
 (``quiet_spells``: cluster-wide lulls such as maintenance windows, when nobody submits). Each
 group then holds a heavy-tailed (lognormal) number of jobs, submitted at one second (an
 evaluation batch, a Slurm array job) or seconds apart (a user's session), and belongs to one
-user drawn from a Zipf popularity over the user pool (``zipf_users``).
+user of a Zipf popularity over the user pool (``zipf_users_by_jobs``: each user's share of the
+jobs follows the Zipf shares). See docs/workload_arrivals.md.
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def quiet_spells(rng: np.random.Generator, model: QuietModel, t0: int, t1: int
     cycles = int(np.ceil((t1 - t0) / (mean_spell + mean_active) * 1.5)) + 8
     active = rng.exponential(mean_active, cycles)
     quiet = model.median * np.exp(model.sigma * rng.standard_normal(cycles))
-    ends_of_quiet = np.cumsum(active + quiet)
-    starts = t0 - rng.random() * (mean_spell + mean_active) + ends_of_quiet - quiet
+    origin = t0 - rng.random() * (mean_spell + mean_active)  # a random phase
+    while origin + (active + quiet).sum() < t1:  # (rarely) more cycles to cover the window
+        active = np.concatenate([active, rng.exponential(mean_active, cycles)])
+        quiet = np.concatenate([quiet, model.median * np.exp(
+            model.sigma * rng.standard_normal(cycles))])
+    starts = origin + np.cumsum(active + quiet) - quiet
     spells = np.rint(np.stack([starts, starts + quiet], axis=1)).astype(np.int64)
     spells = np.clip(spells, t0, t1)
     return spells[spells[:, 1] > spells[:, 0]]

@@ -15,8 +15,10 @@ How the model uses them (see ``jobs.py``, ``arrivals.py``, ``packer.py``):
   the product of means); ``rho`` is fitted per type so each type's share of GPU time matches;
 - final states: a multinomial logit on log10(GPU time) of the job (heavy jobs end CANCELLED),
   fitted so the shares by count and by GPU time both match;
-- arrivals: groups (evaluation batches at one second, user bursts, pretraining restart chains)
-  arriving as a Poisson process modulated by an hourly and a weekday rhythm;
+- arrivals: groups (evaluation batches, user sessions, CPU sweeps and array jobs, pretraining
+  restart chains) of heavy-tailed sizes, owned by Zipf-distributed users, arriving as a Poisson
+  process modulated by an hourly and a weekday rhythm and paused in cluster-wide quiet spells
+  (docs/workload_arrivals.md);
 - start times: a node-level packer on the profile's cluster (``packer.py``).
 
 Adding a profile is one new entry in ``PROFILES`` below, or one new module named
