@@ -17,7 +17,7 @@ from acmesim.analysis.characterize import (
     row_to_dict,
     to_jsonable,
 )
-from acmesim.workload.targets import SEREN, TOLERANCES, Tolerance
+from acmesim.workload.targets import KALOS, SEREN, TOLERANCES, Tolerance
 
 T0 = pd.Timestamp("2023-03-01 00:00:00", tz="UTC")  # a Wednesday, 08:00 in Shanghai
 
@@ -148,26 +148,56 @@ def test_tolerances():
 
 
 def _targets_matching(stats):
-    """Seren targets with every criterion set to what ``stats`` measured."""
+    """Seren targets with every published value set to what ``stats`` measured."""
+    present = list(stats["type_job_share"])
+    cpu = stats["cpu"]
     return dataclasses.replace(
         SEREN,
-        type_job_share={t: stats["type_job_share"].get(t, 0.0) for t in SEREN.type_job_share},
-        type_gpu_time_share={t: stats["type_gpu_time_share"].get(t, 0.0)
-                             for t in SEREN.type_gpu_time_share},
+        type_job_share=dict(stats["type_job_share"]),
+        type_gpu_time_share=dict(stats["type_gpu_time_share"]),
         state_job_share=dict(stats["state_job_share"]),
         state_gpu_time_share=dict(stats["state_gpu_time_share"]),
         one_gpu_share=stats["one_gpu_share"], mean_gpus=stats["mean_gpus"],
-        duration_percentiles={t: {50: stats["run_time_percentiles"][t][50]}
-                              for t in stats["run_time_percentiles"]},
-        duration_share_le_65536={t: 1.0 for t in stats["run_time_percentiles"]},
+        median_gpus=stats["median_gpus"],
+        gpu_box={t: tuple(stats["gpu_percentiles"][t][p] for p in (25, 50, 75))
+                 for t in present},
+        gpu_cdf_jobs=dict(stats["gpu_cdf_jobs"]), gpu_cdf_gpu_time=dict(stats["gpu_cdf_gpu_time"]),
+        duration_percentiles={t: dict(stats["run_time_percentiles"][t]) for t in present},
+        duration_share_le_65536=dict(stats["run_time_share_le_65536"]),
+        run_time_mean=stats["run_time"]["mean"], run_time_median=stats["run_time"]["median"],
+        gpu_jobs=stats["jobs"]["gpu"], cpu_jobs=stats["jobs"]["cpu"],
+        span_days=stats["span_days"], total_gpu_time=stats["total_gpu_time"],
+        queue_mean=stats["queue_time"]["mean"], queue_median=stats["queue_time"]["median"],
+        cpu_run_time_mean=cpu["run_time_mean"], cpu_run_time_median=cpu["run_time_median"],
+        cpu_queue_mean=cpu["queue_mean"], cpu_queue_median=cpu["queue_median"],
+        cpu_state_job_share=dict(cpu["state_job_share"]),
+        queue_percentiles={t: dict(stats["queue_percentiles"][t]) for t in present},
+        queue_percentile_bounds={}, queue_share_le_1=dict(stats["queue_share_le_1"]),
+        arrivals=dict(stats["arrivals"]["all_jobs"]),
     )
 
 
 def test_compare_passes_when_measured_equals_published(stats):
     rows = compare(stats, _targets_matching(stats))
     summary = comparison_summary(rows)
-    # 6 + 6 types, 3 + 3 states, 1-GPU share, mean GPUs, 4 medians
-    assert summary == {"criteria": 24, "passed": 24, "failed": 0}
+    # every published value is a criterion: 4 + 4 types, 3 + 3 states, 3 GPU demand rows,
+    # 9 + 9 CDF points, 4 x 3 quartiles, 4 x (6 percentiles + share), 2 run-time rows,
+    # 5 load rows, 4 + 3 CPU rows, 4 x (5 queue percentiles + share), 4 arrival rows
+    assert len(rows) == 8 + 6 + 3 + 18 + 12 + 28 + 2 + 5 + 7 + 24 + 4
+    assert summary == {"criteria": len(rows), "passed": len(rows), "failed": 0}
+
+
+def test_every_row_of_the_published_clusters_has_a_verdict(stats):
+    for targets in (SEREN, KALOS):
+        rows = compare(stats, targets)
+        assert rows and all(r.tolerance is not None and r.passed in (True, False)
+                            for r in rows)
+        assert comparison_summary(rows)["criteria"] == len(rows)
+    seren = {(r.group, r.metric) for r in compare(stats, SEREN)}
+    assert ("queueing of Eval (s)", "p90") in seren
+    assert ("arrivals, all jobs", "jobs of the top-5 users") in seren
+    kalos = {(r.group, r.metric) for r in compare(stats, KALOS)}
+    assert not any(g.startswith(("queueing of", "arrivals")) for g, _ in kalos)
 
 
 def test_compare_flags_what_is_off(stats):
@@ -181,13 +211,15 @@ def test_compare_flags_what_is_off(stats):
     assert completed.error == pytest.approx(-5.0) and completed.passed is False
     failed = rows[("state share of jobs", "FAILED")]
     assert failed.error == pytest.approx(5.0) and failed.passed is False
-    assert rows[("queueing, GPU jobs (s)", "mean")].passed is None  # informative only
-    missing = rows[("type share of jobs", "MLLM")]  # a type absent from the trace measures 0
-    assert missing.measured == 0.0
+    missing = rows[("type share of jobs", "Pretrain")]
+    assert missing.passed is True
     real = {(r.group, r.metric): r for r in compare(stats, SEREN)}
     mllm = real[("type share of jobs", "MLLM")]  # published 2.9 %: 2.9 points off > 2
+    assert mllm.measured == 0.0  # a type absent from the trace measures 0
     assert mllm.error == pytest.approx(-2.9) and mllm.passed is False
     assert mllm.tolerance is TOLERANCES["type_job_share"]
+    queue = real[("queueing, GPU jobs (s)", "mean")]  # 12 s against 446 s: no longer unverdicted
+    assert queue.passed is False and queue.tolerance == Tolerance("relative", 0.25)
 
 
 def test_json_ready_output(stats):
@@ -200,3 +232,97 @@ def test_json_ready_output(stats):
     assert row["published"] == 0.695 and row["error_unit"] == "points"
     assert row["passed"] is False and row["tolerance"] == 2.0
     assert to_jsonable({"x": math.nan}) == {"x": None}
+
+
+# job, user, type, state, gpus, submit, start, end: seven submissions over four clock hours
+BURSTY = [
+    ("b1", "a", "Eval", "COMPLETED", 1, 0, 0, 10),
+    ("b2", "a", "Eval", "COMPLETED", 1, 0, 0, 10),
+    ("b3", "b", "Eval", "COMPLETED", 1, 0, 0, 10),
+    ("b4", "c", "Eval", "COMPLETED", 1, 10, 10, 20),
+    ("b5", "d", "SFT", "COMPLETED", 8, 20, 20, 30),
+    ("b6", "e", "Other", "COMPLETED", 0, 3605, 3605, 3700),  # a CPU job counts too
+    ("b7", "f", "Debug", "COMPLETED", 8, 10800, 10800, 10900),
+]
+
+
+def bursty() -> pd.DataFrame:
+    """``BURSTY`` with one sub-second submit time (it shares second 0 with the others)."""
+    frame = tiny(rows=BURSTY)
+    frame.loc[1, "submit_time"] += pd.Timedelta(milliseconds=700)
+    return frame
+
+
+def test_burstiness_of_all_jobs_by_hand():
+    b = characterize(bursty())["arrivals"]["all_jobs"]
+    gaps = [0, 0, 10, 10, 3585, 7195]  # 1-s submit times 0, 0, 0, 10, 20, 3605, 10800
+    mean = sum(gaps) / 6  # 1800
+    variance = sum(g * g for g in gaps) / 6 - mean ** 2  # population variance, 7,530,075
+    assert b["interarrival_cv"] == pytest.approx(math.sqrt(variance) / mean)
+    assert b["same_second_share"] == pytest.approx(3 / 7)  # the three jobs of second 0
+    assert b["max_median_hourly"] == pytest.approx(5.0)  # hours hold 5, 1, 0, 1 jobs
+    assert b["top5_user_share"] == pytest.approx(6 / 7)  # a: 2 jobs, then four of 1
+
+
+def test_burstiness_with_an_empty_median_hour_is_infinite():
+    rows = [("x1", "a", "Eval", "COMPLETED", 1, 0, 0, 10),
+            ("x2", "a", "Eval", "COMPLETED", 1, 14400, 14400, 14410)]  # hours 1, 0, 0, 0, 1
+    b = characterize(tiny(rows=rows))["arrivals"]["all_jobs"]
+    assert b["max_median_hourly"] == math.inf
+
+
+def test_arrival_verdicts_against_published_values():
+    stats = characterize(bursty())
+    targets = dataclasses.replace(SEREN, arrivals={
+        "interarrival_cv": 1.9,  # measured 1.5245: -19.8 %, within 25 %
+        "same_second_share": 0.40,  # measured 42.86 %: +2.86 points, within 5
+        "max_median_hourly": 11.0,  # measured 5: log2(5/11) = -1.14, beyond a factor 2
+        "top5_user_share": 0.80,  # measured 85.71 %: +5.71 points, beyond 5
+    })
+    rows = {r.metric: r for r in compare(stats, targets) if r.group == "arrivals, all jobs"}
+    assert {m: r.passed for m, r in rows.items()} == {
+        "inter-arrival CV (Poisson = 1)": True, "jobs sharing their submit second": True,
+        "busiest hour / median hour": False, "jobs of the top-5 users": False}
+    assert rows["busiest hour / median hour"].error == pytest.approx(math.log2(5 / 11))
+    assert rows["jobs of the top-5 users"].error == pytest.approx((6 / 7 - 0.8) * 100)
+
+
+def test_per_type_queue_verdicts_bounds_factors_and_points():
+    # Eval queues 0, 0, 0, 10 s (submit 0, 0, 0, 10; start 0, 0, 0, 20)
+    rows = [(f"q{i}", "a", "Eval", "COMPLETED", 1, s, st, st + 5)
+            for i, (s, st) in enumerate([(0, 0), (0, 0), (0, 0), (10, 20)])]
+    stats = characterize(tiny(rows=rows))
+    assert stats["queue_share_le_1"]["Eval"] == pytest.approx(0.75)
+    p = stats["queue_percentiles"]["Eval"]  # linear interpolation at 3 * p / 100
+    assert (p[75], p[90], p[95], p[99]) == pytest.approx((2.5, 7.0, 8.5, 9.7))
+    targets = dataclasses.replace(
+        SEREN, queue_percentiles={"Eval": {50: 1, 75: 5, 90: 15, 95: 8.5, 99: 9.6}},
+        queue_percentile_bounds={"Eval": {50: "at_most", 99: "above"}},
+        queue_share_le_1={"Eval": 0.66})
+    verdicts = {r.metric: r.passed for r in compare(stats, targets)
+                if r.group == "queueing of Eval (s)"}
+    assert verdicts == {
+        "p50": True,  # 0 <= 1
+        "p75": True,  # 2.5 against 5: exactly a factor 2
+        "p90": False,  # 7 against 15: beyond a factor 2
+        "p95": True,  # 8.5 against 8.5
+        "p99": True,  # 9.7 > 9.6
+        "share <= 1 s": True,  # 75 % against 66 %: 9 points, within 10
+    }
+    strict = dataclasses.replace(targets, queue_percentile_bounds={"Eval": {99: "above"}},
+                                 queue_percentiles={"Eval": {99: 9.7}},
+                                 queue_share_le_1={"Eval": 0.64})
+    verdicts = {r.metric: r.passed for r in compare(stats, strict)
+                if r.group == "queueing of Eval (s)"}
+    assert verdicts == {"p99": False, "share <= 1 s": False}  # "above" is strict; 11 points
+
+
+def test_factor_and_bound_tolerances():
+    factor = Tolerance("factor", 1.0)
+    assert factor.error(200.0, 100.0) == pytest.approx(1.0) and factor.passes(200.0, 100.0)
+    assert not factor.passes(201.0, 100.0) and not factor.passes(0.0, 100.0)
+    assert Tolerance("at_most", 0.0).passes(1.0, 1.0)
+    assert not Tolerance("at_most", 0.0).passes(1.5, 1.0)
+    assert not Tolerance("above", 0.0).passes(32768.0, 32768.0)
+    with pytest.raises(ValueError, match="tolerance kind"):
+        Tolerance("roughly", 1.0)

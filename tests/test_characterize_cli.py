@@ -60,8 +60,13 @@ def test_characterize_json_with_profile(kalos_trace, capsys):
     assert result["format"] == "kalos" and result["profile"] == "kalos"
     assert result["stats"]["duration_origin"] == "submit_time"
     summary = result["summary"]
-    assert summary["criteria"] == 20  # 4+4 types, 3+3 states, 1-GPU, mean GPUs, 4 medians
+    # every published value printed is a criterion with a tolerance and a verdict
+    assert summary["criteria"] == len(result["comparison"]) > 20
+    assert all(r["tolerance_kind"] and r["passed"] in (True, False)
+               for r in result["comparison"])
     assert summary["passed"] + summary["failed"] == summary["criteria"]
+    groups = {r["group"] for r in result["comparison"]}
+    assert not any(g.startswith(("queueing of", "arrivals")) for g in groups)  # not published
     shares = result["stats"]["type_job_share"]
     assert sum(shares.values()) == pytest.approx(1.0)
     raw = pd.read_csv(kalos_trace)
@@ -85,7 +90,8 @@ def test_characterize_profile_table_and_strict_exit(tmp_path, capsys):
         encoding="utf-8")
     assert main(["characterize", str(trace), "--profile", "seren"]) == 0
     text = capsys.readouterr().out
-    assert "calibration criteria pass" in text and "FAIL" in text and "pass" in text
+    assert "criteria pass" in text and "FAIL" in text and "pass" in text
+    assert "queueing of Eval (s): p90" in text and "arrivals, all jobs" in text
     assert main(["characterize", str(trace), "--profile", "seren", "--strict"]) == 1
 
 

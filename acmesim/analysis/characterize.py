@@ -3,8 +3,9 @@
 ``characterize(jobs)`` works on any normalized job table (a real trace read with
 ``acmesim.load_trace`` or a synthetic one) and returns plain dicts and numbers (JSON-ready
 after ``to_jsonable``). ``compare(stats, targets)`` puts each published value of
-``acmesim.workload.targets`` beside the measured one, with its error and, for the calibration
-criteria, a pass/fail against ``TOLERANCES``.
+``acmesim.workload.targets`` beside the measured one, with its error and a pass/fail against
+its tolerance (``ClusterTargets.tolerance``, from ``TOLERANCES``): every published value gets
+a verdict.
 
 Conventions: shares are fractions of GPU jobs (``gpu_num > 0``); GPU time is run time x GPUs;
 TIMEOUT and NODE_FAIL count as FAILED (AcmeTrace README); percentiles use numpy's linear
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from acmesim.workload.schema import FAILED_STATES, JOB_TYPES
-from acmesim.workload.targets import TOLERANCES, ClusterTargets, Tolerance
+from acmesim.workload.targets import ClusterTargets, Tolerance
 
 RUN_PERCENTILES: tuple[int, ...] = (25, 50, 75, 90, 95, 99)
 """Run-time percentiles of the paper's per-type table (acme_facts.md §2.4)."""
@@ -152,6 +153,8 @@ def _queueing(gpu: pd.DataFrame, types: np.ndarray) -> dict[str, Any]:
         "queue_percentiles": {t: _percentiles(queue[types == t], QUEUE_PERCENTILES)
                               for t in _type_order(types)},
         "queue_mean_by_type": {t: float(queue[types == t].mean()) for t in _type_order(types)},
+        "queue_share_le_1": {t: float((queue[types == t] <= 1.0).mean())
+                             for t in _type_order(types)},
     }
 
 
@@ -196,6 +199,36 @@ def arrival_stats(jobs: pd.DataFrame, utc_offset_hours: int = LOCAL_UTC_OFFSET_H
         "interarrival_cv": cv,
         "same_second_share": float((gaps == 0).mean()) if len(gaps) else float("nan"),
         "batches": batch_stats(gpu),
+        "all_jobs": burstiness(jobs),
+    }
+
+
+def burstiness(jobs: pd.DataFrame) -> dict[str, float]:
+    """The published arrival statistics of *all* jobs, from 1-second submit times.
+
+    ``interarrival_cv``: standard deviation over mean of the gaps between consecutive
+    submissions (population standard deviation; a Poisson process gives 1);
+    ``same_second_share``: share of jobs whose submit second holds another job too;
+    ``max_median_hourly``: the busiest clock hour's submissions over the median hour's, over
+    every hour from the first submission's to the last's (empty hours count; inf when the
+    median hour is empty); ``top5_user_share``: share of jobs of the five most active users.
+    """
+    nan = float("nan")
+    if jobs.empty:
+        return {"interarrival_cv": nan, "same_second_share": nan, "max_median_hourly": nan,
+                "top5_user_share": nan}
+    seconds = np.sort(pd.DatetimeIndex(jobs["submit_time"]).as_unit("s").asi8.astype(np.int64))
+    gaps = np.diff(seconds).astype(np.float64)
+    cv = float(gaps.std() / gaps.mean()) if len(gaps) and gaps.mean() > 0 else nan
+    _, per_second = np.unique(seconds, return_counts=True)
+    hourly = np.bincount(seconds // 3600 - seconds[0] // 3600)
+    median = float(np.median(hourly))
+    users = jobs["user"].astype(str).value_counts().to_numpy()
+    return {
+        "interarrival_cv": cv,
+        "same_second_share": float(per_second[per_second > 1].sum() / len(seconds)),
+        "max_median_hourly": float(hourly.max() / median) if median > 0 else float("inf"),
+        "top5_user_share": float(users[:5].sum() / len(jobs)),
     }
 
 
@@ -244,8 +277,15 @@ class ComparisonRow:
         return Tolerance(kind, 0.0).error(self.measured, self.published)
 
     @property
+    def error_unit(self) -> str:
+        """``points``, ``log2`` (a factor tolerance) or ``relative``."""
+        kind = self.tolerance.kind if self.tolerance else ("points" if self.unit == "%" else
+                                                           "relative")
+        return {"points": "points", "factor": "log2"}.get(kind, "relative")
+
+    @property
     def passed(self) -> bool | None:
-        """Pass/fail for the calibration criteria, None for informative rows."""
+        """Pass/fail against the row's tolerance (None only for a row without one)."""
         if self.tolerance is None or _missing(self.measured):
             return None if self.tolerance is None else False
         return self.tolerance.passes(self.measured, self.published)
@@ -257,111 +297,167 @@ def _missing(value: float) -> bool:
 
 
 def compare(stats: dict[str, Any], targets: ClusterTargets) -> list[ComparisonRow]:
-    """Every published statistic of ``targets`` beside its measured value in ``stats``."""
+    """Every published statistic of ``targets`` beside its measured value in ``stats``.
+
+    Each row carries its tolerance (``ClusterTargets.tolerance``), so each gets a verdict;
+    statistics the cluster does not publish (NaN or absent) give no row.
+    """
     rows: list[ComparisonRow] = []
     src = targets.sources
     for key, label in (("type_job_share", "jobs"), ("type_gpu_time_share", "GPU time")):
         for job_type, value in getattr(targets, key).items():
             rows.append(ComparisonRow(f"type share of {label}", job_type, value,
-                                      stats[key].get(job_type, 0.0), "%", TOLERANCES[key],
-                                      src.get(key, "")))
+                                      stats[key].get(job_type, 0.0), "%",
+                                      targets.tolerance(key), src.get(key, "")))
     for key, label in (("state_job_share", "jobs"), ("state_gpu_time_share", "GPU time")):
         for state, value in getattr(targets, key).items():
             rows.append(ComparisonRow(f"state share of {label}", state, value,
-                                      stats[key].get(state, 0.0), "%", TOLERANCES[key],
+                                      stats[key].get(state, 0.0), "%", targets.tolerance(key),
                                       src.get(key, "")))
     rows += _demand_rows(stats, targets)
     rows += _run_time_rows(stats, targets)
     rows += _load_rows(stats, targets)
-    return rows
+    rows += _queue_rows(stats, targets)
+    rows += _arrival_rows(stats, targets)
+    return [r for r in rows if not _missing(r.published)]
 
 
 def _demand_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
-    """GPU demand: 1-GPU share, mean GPUs (criteria), CDF points and quartiles (informative)."""
+    """GPU demand: 1-GPU share, mean and median GPUs, CDF points and quartiles per type."""
     src = t.sources
     rows = [
         ComparisonRow("GPU demand", "1-GPU job share", t.one_gpu_share, stats["one_gpu_share"],
-                      "%", TOLERANCES["one_gpu_share"], src["one_gpu_share"]),
+                      "%", t.tolerance("one_gpu_share"), src["one_gpu_share"]),
         ComparisonRow("GPU demand", "mean GPUs per GPU job", t.mean_gpus, stats["mean_gpus"],
-                      "GPUs", TOLERANCES["mean_gpus"], src["mean_gpus"]),
+                      "GPUs", t.tolerance("mean_gpus"), src["mean_gpus"]),
         ComparisonRow("GPU demand", "median GPUs per GPU job", t.median_gpus,
-                      stats["median_gpus"], "GPUs", None, src["median_gpus"]),
+                      stats["median_gpus"], "GPUs", t.tolerance("median_gpus"),
+                      src["median_gpus"]),
     ]
     for k, value in t.gpu_cdf_jobs.items():
         rows.append(ComparisonRow("GPU-count CDF of jobs", f"<= {k} GPUs", value,
-                                  stats["gpu_cdf_jobs"][k], "%", None, src["gpu_cdf_jobs"]))
+                                  stats["gpu_cdf_jobs"][k], "%", t.tolerance("gpu_cdf_jobs"),
+                                  src["gpu_cdf_jobs"]))
     for k, value in t.gpu_cdf_gpu_time.items():
         rows.append(ComparisonRow("GPU-count CDF of GPU time", f"<= {k} GPUs", value,
-                                  stats["gpu_cdf_gpu_time"][k], "%", None,
-                                  src["gpu_cdf_gpu_time"]))
+                                  stats["gpu_cdf_gpu_time"][k], "%",
+                                  t.tolerance("gpu_cdf_gpu_time"), src["gpu_cdf_gpu_time"]))
     for job_type, box in t.gpu_box.items():
         measured = stats["gpu_percentiles"].get(job_type, {})
         for p, value in zip(GPU_PERCENTILES, box, strict=True):
             rows.append(ComparisonRow(f"GPUs of {job_type} jobs", f"p{p}", value,
-                                      measured.get(p, float("nan")), "GPUs", None,
-                                      src["gpu_box"]))
+                                      measured.get(p, float("nan")), "GPUs",
+                                      t.tolerance("gpu_box"), src["gpu_box"]))
     return rows
 
 
 def _run_time_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
-    """Run-time percentiles per type (the median is a criterion) and cluster-wide values."""
+    """Run-time percentiles and the 2^16 s share per type, and cluster-wide values."""
     rows = []
     src = t.sources["duration_percentiles"]
     for job_type, table in t.duration_percentiles.items():
         measured = stats["run_time_percentiles"].get(job_type, {})
         for p, value in table.items():
-            tolerance = TOLERANCES["type_median_run_time"] if p == 50 else None
+            key = "type_median_run_time" if p == 50 else "type_run_time_percentile"
             rows.append(ComparisonRow(f"run time of {job_type} (s)", f"p{p}", float(value),
-                                      measured.get(p, float("nan")), "s", tolerance, src))
+                                      measured.get(p, float("nan")), "s", t.tolerance(key),
+                                      src))
         rows.append(ComparisonRow(f"run time of {job_type} (s)", "share <= 65536 s",
                                   t.duration_share_le_65536[job_type],
                                   stats["run_time_share_le_65536"].get(job_type, float("nan")),
-                                  "%", None, t.sources["duration_share_le_65536"]))
+                                  "%", t.tolerance("duration_share_le_65536"),
+                                  t.sources["duration_share_le_65536"]))
     rows += [
         ComparisonRow("run time, all GPU jobs (s)", "mean", t.run_time_mean,
-                      stats["run_time"]["mean"], "s", None, t.sources["run_time_mean"]),
+                      stats["run_time"]["mean"], "s", t.tolerance("run_time_mean"),
+                      t.sources["run_time_mean"]),
         ComparisonRow("run time, all GPU jobs (s)", "median", t.run_time_median,
-                      stats["run_time"]["median"], "s", None, t.sources["run_time_median"]),
+                      stats["run_time"]["median"], "s", t.tolerance("run_time_median"),
+                      t.sources["run_time_median"]),
     ]
     return rows
 
 
 def _load_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
-    """Load, queueing and CPU jobs (informative), scaled to the trace's span where needed."""
+    """Load, cluster queueing and CPU jobs, scaled to the trace's span where needed."""
     days = stats["span_days"] or float("nan")
     capacity = t.gpus * 86400.0
     src = t.sources
     cpu = stats["cpu"]
     rows = [
         ComparisonRow("load", "GPU jobs per day", t.gpu_jobs / t.span_days,
-                      stats["jobs"]["gpu"] / days, "jobs", None, src["gpu_jobs"]),
+                      stats["jobs"]["gpu"] / days, "jobs", t.tolerance("gpu_jobs_per_day"),
+                      src["gpu_jobs"]),
         ComparisonRow("load", "CPU jobs per day", t.cpu_jobs / t.span_days,
-                      stats["jobs"]["cpu"] / days, "jobs", None, src["cpu_jobs"]),
+                      stats["jobs"]["cpu"] / days, "jobs", t.tolerance("cpu_jobs_per_day"),
+                      src["cpu_jobs"]),
         ComparisonRow("load", "GPU time / capacity",
                       t.total_gpu_time / (capacity * t.span_days),
-                      stats["total_gpu_time"] / (capacity * days), "%", None,
-                      src["total_gpu_time"]),
+                      stats["total_gpu_time"] / (capacity * days), "%",
+                      t.tolerance("gpu_time_per_capacity"), src["total_gpu_time"]),
         ComparisonRow("queueing, GPU jobs (s)", "mean", t.queue_mean, stats["queue_time"]["mean"],
-                      "s", None, src["queue_mean"]),
+                      "s", t.tolerance("queue_mean"), src["queue_mean"]),
         ComparisonRow("queueing, GPU jobs (s)", "median", t.queue_median,
-                      stats["queue_time"]["median"], "s", None, src["queue_median"]),
+                      stats["queue_time"]["median"], "s", t.tolerance("queue_median"),
+                      src["queue_median"]),
     ]
     if cpu.get("jobs"):
         rows += [
             ComparisonRow("CPU jobs (s)", "run time mean", t.cpu_run_time_mean,
-                          cpu["run_time_mean"], "s", None, src["cpu_run_time_mean"]),
+                          cpu["run_time_mean"], "s", t.tolerance("cpu_run_time_mean"),
+                          src["cpu_run_time_mean"]),
             ComparisonRow("CPU jobs (s)", "run time median", t.cpu_run_time_median,
-                          cpu["run_time_median"], "s", None, src["cpu_run_time_median"]),
+                          cpu["run_time_median"], "s", t.tolerance("cpu_run_time_median"),
+                          src["cpu_run_time_median"]),
             ComparisonRow("CPU jobs (s)", "queue mean", t.cpu_queue_mean, cpu["queue_mean"], "s",
-                          None, src["cpu_queue_mean"]),
+                          t.tolerance("cpu_queue_mean"), src["cpu_queue_mean"]),
             ComparisonRow("CPU jobs (s)", "queue median", t.cpu_queue_median,
-                          cpu["queue_median"], "s", None, src["cpu_queue_median"]),
+                          cpu["queue_median"], "s", t.tolerance("cpu_queue_median"),
+                          src["cpu_queue_median"]),
         ]
         for state, value in t.cpu_state_job_share.items():
             rows.append(ComparisonRow("CPU jobs", f"{state} share of jobs", value,
-                                      cpu["state_job_share"][state], "%", None,
+                                      cpu["state_job_share"][state], "%",
+                                      t.tolerance("cpu_state_job_share"),
                                       src["cpu_state_job_share"]))
     return rows
+
+
+def _queue_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
+    """Per-type queueing percentiles (bounds where published as one) and % queued <= 1 s."""
+    rows = []
+    for job_type, table in t.queue_percentiles.items():
+        measured = stats["queue_percentiles"].get(job_type, {})
+        bounds = t.queue_percentile_bounds.get(job_type, {})
+        for p, value in table.items():
+            bound = bounds.get(p)
+            tolerance = Tolerance(bound, 0.0) if bound else t.tolerance("type_queue_percentile")
+            rows.append(ComparisonRow(f"queueing of {job_type} (s)", f"p{p}", float(value),
+                                      measured.get(p, float("nan")), "s", tolerance,
+                                      t.sources["queue_percentiles"]))
+        rows.append(ComparisonRow(f"queueing of {job_type} (s)", "share <= 1 s",
+                                  t.queue_share_le_1[job_type],
+                                  stats["queue_share_le_1"].get(job_type, float("nan")), "%",
+                                  t.tolerance("type_queue_share_le_1"),
+                                  t.sources["queue_share_le_1"]))
+    return rows
+
+
+ARRIVAL_METRICS: dict[str, tuple[str, str]] = {
+    "interarrival_cv": ("inter-arrival CV (Poisson = 1)", "x"),
+    "same_second_share": ("jobs sharing their submit second", "%"),
+    "max_median_hourly": ("busiest hour / median hour", "x"),
+    "top5_user_share": ("jobs of the top-5 users", "%"),
+}
+"""The published arrival statistics (``burstiness``): label and unit."""
+
+
+def _arrival_rows(stats: dict[str, Any], t: ClusterTargets) -> list[ComparisonRow]:
+    """The arrival statistics of all jobs (1-s submit times)."""
+    measured = stats["arrivals"]["all_jobs"]
+    return [ComparisonRow("arrivals, all jobs", label, t.arrivals[key], measured[key], unit,
+                          t.tolerance(key), t.sources["arrivals"])
+            for key, (label, unit) in ARRIVAL_METRICS.items() if key in t.arrivals]
 
 
 def comparison_summary(rows: list[ComparisonRow]) -> dict[str, int]:
@@ -390,8 +486,8 @@ def row_to_dict(row: ComparisonRow) -> dict[str, Any]:
     return to_jsonable({
         "group": row.group, "metric": row.metric, "published": row.published,
         "measured": row.measured, "unit": row.unit, "error": row.error,
-        "error_unit": "points" if (tolerance and tolerance.kind == "points")
-        or (not tolerance and row.unit == "%") else "relative",
+        "error_unit": row.error_unit,
         "tolerance": None if tolerance is None else tolerance.value,
+        "tolerance_kind": None if tolerance is None else tolerance.kind,
         "passed": row.passed, "source": row.source,
     })

@@ -4,10 +4,10 @@
 ``pai``) uses ``profile_comparison``: the rows of ``characterize.compare`` for the prior
 trace's targets (``acmesim.workload.targets_prior``), where the whole-trace mean and median
 run time become calibration criteria (15 %, ``PRIOR_TOLERANCES``) beside the mean GPU demand,
-plus informative rows for the duration CDF, the single-GPU share of GPU time and the
-GPU-time-weighted median GPU utilization when the trace has ``gpu_util`` (against Philly's
-48.6 % when the prior trace publishes none, as Helios). Acme cluster names
-go straight to ``compare`` with the Acme targets.
+plus rows for the duration CDF, the single-GPU share of GPU time and the GPU-time-weighted
+median GPU utilization when the trace has ``gpu_util`` (against Philly's 48.6 % when the prior
+trace publishes none, as Helios), each with its ``TOLERANCES`` entry. Acme cluster names go
+straight to ``compare`` with the Acme targets.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 
 from acmesim.analysis.characterize import ComparisonRow, compare
 from acmesim.workload.gpu_util import COLUMN, gpu_time_weighted_util
-from acmesim.workload.targets import CLUSTERS, SEREN, cluster_targets
+from acmesim.workload.targets import CLUSTERS, SEREN, TOLERANCES, cluster_targets
 from acmesim.workload.targets_prior import (
     PHILLY,
     PRIOR_TOLERANCES,
@@ -66,24 +66,26 @@ def _duration_rows(stats: dict[str, Any], jobs: pd.DataFrame | None,
         return []
     run = _gpu_run_times(jobs, stats["duration_origin"])
     return [ComparisonRow("run-time CDF of GPU jobs", f"<= {x} s", value,
-                          float((run <= x).mean()) if len(run) else float("nan"), "%", None,
-                          prior.sources["duration_cdf"])
+                          float((run <= x).mean()) if len(run) else float("nan"), "%",
+                          TOLERANCES["duration_cdf"], prior.sources["duration_cdf"])
             for x, value in sorted(prior.duration_cdf.items())]
 
 
 def _extra_rows(stats: dict[str, Any], jobs: pd.DataFrame | None,
                 prior: PriorTraceTargets) -> list[ComparisonRow]:
-    """Single-GPU share of GPU time and median utilization (informative)."""
+    """Single-GPU share of GPU time and median utilization."""
     rows = [ComparisonRow("GPU demand", "1-GPU share of GPU time",
                           prior.one_gpu_gpu_time_share, stats["gpu_cdf_gpu_time"][1], "%",
-                          None, prior.sources["one_gpu_gpu_time_share"])]
+                          TOLERANCES["one_gpu_gpu_time_share"],
+                          prior.sources["one_gpu_gpu_time_share"])]
     if jobs is not None and COLUMN in jobs:
         reference = prior if prior.median_gpu_util is not None else PHILLY
         gpu = jobs[jobs["gpu_num"].to_numpy(dtype=np.float64) > 0]
         rows.append(ComparisonRow("GPU utilization",
                                   f"GPU-time-weighted median ({reference.name})",
                                   reference.median_gpu_util, gpu_time_weighted_util(gpu), "%",
-                                  None, reference.sources["median_gpu_util"]))
+                                  TOLERANCES["median_gpu_util"],
+                                  reference.sources["median_gpu_util"]))
     return rows
 
 

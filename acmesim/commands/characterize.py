@@ -216,12 +216,13 @@ def _run_table(stats: dict[str, Any]) -> str:
 
 def _queue_table(stats: dict[str, Any]) -> str:
     """Queueing delay per type."""
-    rows = [[t, stats["queue_mean_by_type"][t], *(p[q] for q in QUEUE_PERCENTILES)]
+    rows = [[t, stats["queue_mean_by_type"][t], *(p[q] for q in QUEUE_PERCENTILES),
+             _pct(stats["queue_share_le_1"][t])]
             for t, p in stats["queue_percentiles"].items()]
     rows.append(["all", stats["queue_time"]["mean"], stats["queue_time"]["median"],
-                 "", "", "", ""])
+                 "", "", "", "", ""])
     return table("Queueing delay of GPU jobs (s)",
-                 ["type", "mean", *(f"p{q}" for q in QUEUE_PERCENTILES)], rows)
+                 ["type", "mean", *(f"p{q}" for q in QUEUE_PERCENTILES), "% <= 1 s"], rows)
 
 
 def _cpu_table(stats: dict[str, Any]) -> str:
@@ -240,8 +241,14 @@ def _arrival_tables(stats: dict[str, Any]) -> str:
     """Arrival rates, burstiness, batches, hourly and weekday profiles."""
     a = stats["arrivals"]
     b = a["batches"]
+    every = a["all_jobs"]
     rows = [
         ["jobs per day (all / GPU)", f"{a['jobs_per_day']:,.0f} / {a['gpu_jobs_per_day']:,.0f}"],
+        ["inter-arrival CV of all jobs (Poisson = 1)", every["interarrival_cv"]],
+        ["all jobs sharing their submit second with another (%)",
+         _pct(every["same_second_share"])],
+        ["busiest hour / median hour (all jobs)", every["max_median_hourly"]],
+        ["jobs of the top-5 users (%)", _pct(every["top5_user_share"])],
         ["inter-arrival CV of GPU jobs (Poisson = 1)", a["interarrival_cv"]],
         ["GPU jobs submitted in the same second as the previous (%)",
          _pct(a["same_second_share"])],
@@ -263,25 +270,40 @@ def _arrival_tables(stats: dict[str, Any]) -> str:
 
 
 def _comparison_table(rows: list[ComparisonRow], profile: str) -> str:
-    """Published vs measured, with the error and the verdict of each calibration criterion."""
+    """Published vs measured, with the error, the tolerance and the verdict of every row."""
     lines = []
     for r in rows:
         percent = r.unit == "%"
         published = _pct(r.published) if percent else r.published
         measured = _pct(r.measured) if percent else r.measured
-        if r.tolerance is not None and r.tolerance.kind == "points" or (
-                r.tolerance is None and percent):
-            error = f"{r.error:+.2f} pt"
-            tolerance = f"±{r.tolerance.value:g} pt" if r.tolerance else ""
-        else:
-            error = "-" if math.isnan(r.error) or math.isinf(r.error) else f"{r.error:+.1%}"
-            tolerance = f"±{r.tolerance.value:.0%}" if r.tolerance else ""
-        verdict = {True: "pass", False: "FAIL", None: ""}[r.passed]
+        error, tolerance = _error_and_tolerance(r, published)
+        verdict = {True: "pass", False: "FAIL", None: "-"}[r.passed]
         unit = " (%)" if percent else ""
         lines.append([f"{r.group}: {r.metric}{unit}", published, measured, error, tolerance,
                       verdict])
     summary = comparison_summary(rows)
     title = (f"Published {profile} statistics vs this trace: {summary['passed']} of "
-             f"{summary['criteria']} calibration criteria pass")
+             f"{summary['criteria']} criteria pass")
     return table(title, ["statistic", "published", "measured", "error", "tolerance", "verdict"],
                  lines)
+
+
+def _error_and_tolerance(row: ComparisonRow, published: float) -> tuple[str, str]:
+    """The error and the tolerance of a comparison row, as text in the tolerance's unit."""
+    t = row.tolerance
+    kind = t.kind if t else ("points" if row.unit == "%" else "relative")
+    error = row.error
+    if kind in ("at_most", "above") or math.isnan(error) or math.isinf(error):
+        shown = "-"  # a bound: the verdict says it all
+    elif kind == "points":
+        shown = f"{error:+.2f} pt"
+    elif kind == "factor":
+        shown = f"x{2.0 ** error:.2f}"
+    else:
+        shown = f"{error:+.1%}"
+    if t is None:
+        return shown, ""
+    bound = _cell(published)
+    return shown, {"points": f"±{t.value:g} pt", "relative": f"±{t.value:.0%}",
+                   "factor": f"x{2.0 ** t.value:.3g}", "at_most": f"<= {bound}",
+                   "above": f"> {bound}"}[kind]

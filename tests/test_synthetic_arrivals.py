@@ -1,0 +1,106 @@
+"""The submission process of the synthetic generator: users, batches and sweeps, quiet spells.
+
+The trace-level test checks the four published arrival statistics of Seren (issue 11) on a
+30-day trace; the others check each mechanism against an exact or an analytic expectation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from acmesim.analysis.characterize import burstiness
+from acmesim.workload.synthetic import arrivals, generate_trace, get_profile
+from acmesim.workload.synthetic.generate import _Generator
+from acmesim.workload.synthetic.profiles import USER_ZIPF, GroupModel, QuietModel
+from acmesim.workload.targets import SEREN
+
+
+@pytest.fixture(scope="module")
+def seren_month():
+    return generate_trace("seren", 30, 1)
+
+
+def test_a_month_of_seren_has_the_published_arrival_statistics(seren_month):
+    measured = burstiness(seren_month)
+    for key, published in SEREN.arrivals.items():
+        tolerance = SEREN.tolerance(key)
+        assert tolerance.passes(measured[key], published), (key, measured[key], published)
+
+
+def test_the_user_exponent_is_derived_from_the_published_top5_share():
+    assert arrivals.zipf_exponent_for_top_share(400, 5, 0.637) == pytest.approx(USER_ZIPF,
+                                                                                abs=1e-3)
+    shares = arrivals.zipf_shares(400, USER_ZIPF)
+    assert shares.sum() == pytest.approx(1.0) and shares[:5].sum() == pytest.approx(0.637,
+                                                                                   abs=1e-3)
+
+
+def test_users_are_dealt_so_each_holds_its_zipf_share_of_jobs():
+    rng = np.random.default_rng(3)
+    sizes = np.concatenate([rng.integers(1, 30, 3000), [4000, 2500, 900]])
+    ranking = np.arange(50)[::-1]  # rank r is user 49 - r
+    users = arrivals.zipf_users_by_jobs(rng, 50, 1.2, sizes, ranking)
+    jobs = np.bincount(users, weights=sizes, minlength=50)[::-1]  # by rank
+    expected = arrivals.zipf_shares(50, 1.2) * sizes.sum()
+    assert np.abs(jobs - expected).max() <= sizes.max()  # within one group of the model
+    assert users[-3] == ranking[0]  # the largest sweep belongs to the heaviest user
+
+
+def test_sizes_for_jobs_add_up_exactly_and_keep_the_storms():
+    model = GroupModel("session", 1.0, 3.0, 20000, gap_mean=3.0, gap_min=1, array_min=5000)
+    rng = np.random.default_rng(5)
+    for jobs in (1, 37, 10_000, 368_000):
+        sizes = arrivals.sizes_for_jobs(rng, model, jobs)
+        assert sizes.sum() == jobs and sizes.min() >= 1 and sizes.max() <= 20000
+    big = arrivals.sizes_for_jobs(rng, model, 368_000)
+    # stratified: about n * P(size >= 5000) storms (lognormal median 1, sigma 3)
+    n = round(368_000 / arrivals.mean_group_size(model))
+    p = 0.5 * (1 - math.erf(np.log(4999.5) / 3.0 / math.sqrt(2)))
+    assert abs((big >= 5000).sum() - n * p) <= 2
+
+
+def test_at_once_groups_take_their_share_in_every_size_class():
+    rng = np.random.default_rng(1)
+    sizes = np.arange(1, 1001)
+    flags = arrivals.at_once_groups(rng, sizes, 0.3)
+    assert abs(flags.sum() - 300) <= 1
+    top = np.argsort(-sizes)[:10]  # ten neighbouring sizes hold three arrays
+    assert flags[top].sum() == 3
+
+
+def test_groups_at_once_share_a_second_and_the_others_follow_at_least_gap_min_apart():
+    model = GroupModel("session", 5.0, 0.0, 5, gap_mean=4.0, gap_min=1, array_min=5)
+    times = np.array([0, 100_000])
+    _, position, submit = arrivals.expand_groups(np.random.default_rng(2), model, times,
+                                                 np.array([5, 4]))
+    assert (submit[:5] == 0).all()  # five jobs reach array_min: one array job
+    assert (np.diff(submit[5:]) >= 1).all() and submit[5] == 100_000  # a loop, >= 1 s apart
+    assert position.tolist() == [0, 1, 2, 3, 4, 0, 1, 2, 3]
+
+
+def test_quiet_spells_take_their_share_and_no_group_arrives_in_them():
+    model = QuietModel(share=0.12, median=12 * 3600.0, sigma=0.5)
+    span = 2000 * 86400
+    spells = arrivals.quiet_spells(np.random.default_rng(4), model, 0, span)
+    covered = (spells[:, 1] - spells[:, 0]).sum() / span
+    assert covered == pytest.approx(0.12, abs=0.02)
+    assert (np.diff(spells.ravel()) >= 0).all()  # sorted, disjoint
+    profile = get_profile("seren")
+    times = arrivals.group_times(np.random.default_rng(6), profile, 0, 500.0, 0, span, 1.0,
+                                 spells)
+    assert len(times) == arrivals.expected_arrivals(profile, 0, 500.0, 0, span, 1.0)
+    inside = np.searchsorted(spells[:, 0], times, side="right") - 1
+    assert not ((inside >= 0) & (times < spells[np.maximum(inside, 0), 1])).any()
+
+
+def test_quiet_spells_draw_from_their_own_stream():
+    profile = get_profile("kalos")
+    quiet = _Generator(profile, 10, 8).plan()[0]
+    flat = _Generator(dataclasses.replace(profile, quiet=QuietModel()), 10, 8).plan()[0]
+    # the spells move arrival times only: sizes, GPU counts and run times are the same draws
+    assert np.array_equal(quiet.gpus, flat.gpus) and np.array_equal(quiet.work, flat.work)
+    assert not np.array_equal(quiet.submit, flat.submit)
