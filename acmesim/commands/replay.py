@@ -10,6 +10,7 @@ directory already holds a complete result of the same configuration is skipped u
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from omegaconf import DictConfig
 
 from acmesim import hydra_app
 from acmesim.config import Choice, ReplayConfig
-from acmesim.core.errors import AcmesimError
+from acmesim.core.errors import AcmesimError, ConfigError
+from acmesim.objective import DIRECTIONS, Objective
 from acmesim.progress import ReplayProgress
 from acmesim.replay_report import format_report, is_complete, write_failure_summary
 
@@ -51,7 +53,7 @@ def main(argv: list[str]) -> int:
     hydra_app.register_configs(registries)
     if not any(arg in ("-h", "--help", "--hydra-help") for arg in argv):
         hydra_app.check_overrides(argv, registries, default_choices(argv))
-    return hydra_app.launch(replay_task, argv)
+    return hydra_app.launch(tuned_replay_task, argv)
 
 
 def run_id_of(hydra_cfg: DictConfig) -> str:
@@ -99,6 +101,53 @@ def replay_task(cfg: DictConfig) -> int:
         print(f"acmesim replay: error: {exc}", file=sys.stderr)
         write_failure_summary(run_dir, str(exc))
         return 1
+
+
+def tuned_replay_task(cfg: DictConfig) -> int | float:
+    """``replay_task``, returning the run's objective (``objective=...``) when one is set.
+
+    Hydra's sweepers (Optuna, Nevergrad, Ax) tune what the task returns; without an objective it
+    is the exit code. A run that failed, or whose objective cannot be computed, returns NaN,
+    which a sweeper records as a failed trial (and the command counts as exit code 1).
+    """
+    try:
+        objective = Objective.from_settings(cfg)
+        if objective is not None:
+            objective = with_sweeper_direction(objective, cfg)
+    except AcmesimError as exc:
+        print(f"acmesim replay: error: {exc}", file=sys.stderr)
+        return 1 if objective_setting(cfg) is None else math.nan
+    code = replay_task(cfg)
+    if objective is None:
+        return code
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    if code != 0:
+        return math.nan
+    try:
+        value = objective.value(run_dir)
+    except AcmesimError as exc:
+        print(f"acmesim replay: error: {exc}", file=sys.stderr)
+        return math.nan
+    print(f"{run_dir}: objective ({objective.describe()}) = {value:.6g}")
+    return value
+
+
+def objective_setting(cfg: DictConfig) -> str | None:
+    """The ``objective`` setting of a composed config (None when unset)."""
+    value = cfg.get("objective")
+    return None if value in (None, "") else str(value)
+
+
+def with_sweeper_direction(objective: Objective, cfg: DictConfig) -> Objective:
+    """Take the sweeper's direction when the objective's is unset; reject a disagreement."""
+    sweeper = HydraConfig.get().sweeper
+    direction = sweeper.get("direction") if "direction" in sweeper else None
+    if isinstance(direction, str) and direction in DIRECTIONS:
+        if cfg.get("objective_direction") not in (None, direction):
+            raise ConfigError(f"objective_direction={cfg.objective_direction} but "
+                              f"hydra.sweeper.direction={direction}: they must agree")
+        return dataclasses.replace(objective, direction=direction)  # type: ignore[arg-type]
+    return objective
 
 
 def _run(config: ReplayConfig, run_dir: Path, sweeping: bool) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 from acmesim.config import ReplayConfig
 from acmesim.core.registry import Registry
 from acmesim.hydra_app.groups import (
+    APP_DEFAULTS,
     APP_SETTINGS,
     MISSING_VALUE,
     SETTING_HELP,
@@ -75,7 +76,7 @@ def help_text(registries: Mapping[str, Registry]) -> str:
         lines.append(f"  {group}:")
         lines.extend(describe_option(registry, name) for name in registry.names())
     lines += ["", "settings:"]
-    defaults = {**dataclasses.asdict(ReplayConfig()), "force": False}
+    defaults = {**dataclasses.asdict(ReplayConfig()), **APP_DEFAULTS}
     for key in [*replay_settings(), *APP_SETTINGS]:
         value = str(defaults[key]).lower() if isinstance(defaults[key], bool) else defaults[key]
         lines.append(f"  {f'{key}={value}':<28} {SETTING_HELP.get(key, '')}")
