@@ -121,3 +121,17 @@ def test_a_direction_disagreeing_with_the_sweepers_is_refused(tiny, capsys):
                  "objective=jct_mean", "objective_direction=minimize", "hydra.sweep.dir=sweep"])
     assert code == 1
     assert "they must agree" in capsys.readouterr().err
+
+
+def test_the_tuning_experiments_pareto_front_keeps_only_undominated_trials():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "experiments" / "tuning" / "pareto.py"
+    spec = importlib.util.spec_from_file_location("tuning_pareto", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import numpy as np
+    points = np.array([[0, 10], [1, 5], [2, 6], [3, 1], [3, 1], [4, 4]], dtype=float)
+    assert module.pareto_front(points).tolist() == [True, True, False, True, True, False]
+    objective = module.tuning_objective()
+    assert objective.metric.spec == "Eval:queue_delay_p90"
+    assert objective.constraint.spec == "Pretrain:queue_delay_p99"
