@@ -22,6 +22,7 @@ from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.base import Scheduler
+from acmesim.progress import progress_callback
 
 
 @dataclasses.dataclass
@@ -49,7 +50,7 @@ def simulate(
     utilization_interval: float = 3600.0,
     seed: int = 0,
     preemption: PreemptionModel | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
     audit: bool = False,
     setup: Callable[[Simulation], None] | None = None,
 ) -> SimulationResult:
@@ -57,7 +58,9 @@ def simulate(
 
     ``cluster``/``scheduler``/``placement`` are objects or registered names (default options).
     ``setup(sim)`` runs before the simulation starts (attach failure injectors, probes, ...);
-    ``audit=True`` re-verifies the cluster bookkeeping after every pass (slow, for tests).
+    ``progress=True`` draws a progress bar (a widget in Jupyter), a callable is called as
+    ``progress(fraction_of_span, jobs_done)``; ``audit=True`` re-verifies the cluster
+    bookkeeping after every pass (slow, for tests).
 
     Optional scheduler hooks (scheduled mode only; e.g. ``eval_decoupled``):
     ``scheduler.rewrite_jobs(jobs, spec)`` returns the job table to replay instead of ``jobs``;
@@ -73,13 +76,14 @@ def simulate(
     if rewrite is not None and mode == "scheduled":
         jobs = rewrite(jobs, spec)
     table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
-    sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
-                     progress=progress, audit=audit, seed=seed)
-    if setup is not None:
-        setup(sim)
-    began = time.perf_counter()
-    sim.run()
-    loop_time = time.perf_counter() - began
+    with progress_callback(progress) as callback:
+        sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
+                         progress=callback, audit=audit, seed=seed)
+        if setup is not None:
+            setup(sim)
+        began = time.perf_counter()
+        sim.run()
+        loop_time = time.perf_counter() - began
     frame = jobs_frame(table, sim.jobs, sim.cluster.topology.node_names)
     curve = sim.steps.arrays()
     summary = {

@@ -1,0 +1,25 @@
+"""The Python API as a notebook uses it: a progress bar on request, figures, tables to display."""
+
+from __future__ import annotations
+
+import acmesim
+from acmesim.engine import simulate
+from acmesim.workload.synthetic import sample_trace_path
+
+
+def small_jobs():
+    return acmesim.load_trace(sample_trace_path()).head(400)
+
+
+def test_progress_true_draws_a_bar_even_off_a_terminal(capsys):
+    result = simulate(small_jobs(), cluster="small", progress=True, oversize_jobs="skip")
+    assert result.summary["simulated_jobs"] > 0
+    drawn = capsys.readouterr()
+    assert "of the trace span" in drawn.out + drawn.err
+    assert "100%" in drawn.out + drawn.err
+
+
+def test_progress_false_draws_nothing(capsys):
+    simulate(small_jobs(), cluster="small", progress=False, oversize_jobs="skip")
+    drawn = capsys.readouterr()
+    assert "trace span" not in drawn.out + drawn.err
