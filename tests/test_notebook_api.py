@@ -23,3 +23,18 @@ def test_progress_false_draws_nothing(capsys):
     simulate(small_jobs(), cluster="small", progress=False, oversize_jobs="skip")
     drawn = capsys.readouterr()
     assert "trace span" not in drawn.out + drawn.err
+
+
+def test_the_result_displays_its_tables_as_dataframes():
+    import pandas as pd
+
+    jobs = small_jobs()
+    result = simulate(jobs, cluster="small", oversize_jobs="skip")
+    assert isinstance(result.summary_frame, pd.DataFrame)
+    assert result.summary_frame.loc["simulated_jobs", "value"] == len(result.jobs)
+    by_type = result.by_type
+    assert by_type["jobs"].sum() == len(result.jobs)
+    evals = result.jobs[result.jobs["type"] == "Eval"]
+    assert by_type.loc["Eval", "queue_mean"] == evals["queue_delay"].mean()
+    html = result._repr_html_()
+    assert "<table" in html and "queue_mean" in html and "job_id" in html

@@ -37,6 +37,33 @@ class SimulationResult:
     tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
     """Extra result tables of the scheduler (its ``result_tables`` hook), with their schemas."""
 
+    @property
+    def summary_frame(self) -> pd.DataFrame:
+        """The summary fields as a table (one row per field, column ``value``)."""
+        return pd.DataFrame({"value": pd.Series(self.summary, dtype=object)})
+
+    @property
+    def by_type(self) -> pd.DataFrame:
+        """Per job type: jobs, mean and median queueing delay and JCT (s)."""
+        from acmesim.replay_report import by_type_table
+
+        return by_type_table(self.jobs)
+
+    def _repr_html_(self) -> str:
+        """How a notebook shows the result: headline figures, the per-type table, the jobs."""
+        headline = [k for k in DISPLAYED_FIELDS if k in self.summary]
+        return (f"<b>SimulationResult</b>: {len(self.jobs):,} jobs, scheduler "
+                f"{self.summary.get('scheduler')}, placement {self.summary.get('placement')}, "
+                f"cluster {self.summary.get('cluster')}"
+                + self.summary_frame.loc[headline].T.to_html()
+                + "<b>by_type</b> (s)" + self.by_type.to_html(float_format="%.1f")
+                + "<b>jobs</b> (first rows)" + self.jobs.head().to_html())
+
+
+DISPLAYED_FIELDS = ("simulated_jobs", "makespan", "gpu_utilization", "queue_delay_mean",
+                    "jct_mean", "lost_gpu_time")
+"""Summary fields a notebook shows first (``SimulationResult._repr_html_``)."""
+
 
 def simulate(
     jobs: pd.DataFrame,
