@@ -38,3 +38,20 @@ def test_the_result_displays_its_tables_as_dataframes():
     assert by_type.loc["Eval", "queue_mean"] == evals["queue_delay"].mean()
     html = result._repr_html_()
     assert "<table" in html and "queue_mean" in html and "job_id" in html
+
+
+def test_the_documented_notebook_example_runs_and_draws_its_figures(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from png_checks import assert_png
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "notebook_example.py"
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "figs")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "100% of the trace span" in done.stdout + done.stderr
+    assert "Pretrain" in done.stdout and "queue_mean" in done.stdout
+    for name in ("type_cdfs.png", "queue_delay_mean.png"):
+        assert_png(tmp_path / "figs" / name)
