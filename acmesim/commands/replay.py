@@ -21,6 +21,7 @@ from omegaconf import DictConfig
 from acmesim import hydra_app
 from acmesim.config import Choice, ReplayConfig
 from acmesim.core.errors import AcmesimError, ConfigError
+from acmesim.no_effect import no_effect_notes
 from acmesim.objective import DIRECTIONS, Objective
 from acmesim.progress import ReplayProgress
 from acmesim.replay_report import format_report, is_complete, write_failure_summary
@@ -117,6 +118,7 @@ def tuned_replay_task(cfg: DictConfig) -> int | float:
     except AcmesimError as exc:
         print(f"acmesim replay: error: {exc}", file=sys.stderr)
         return 1 if objective_setting(cfg) is None else math.nan
+    print_no_effect_notes(cfg)
     code = replay_task(cfg)
     if objective is None:
         return code
@@ -130,6 +132,24 @@ def tuned_replay_task(cfg: DictConfig) -> int | float:
         return math.nan
     print(f"{run_dir}: objective ({objective.describe()}) = {value:.6g}")
     return value
+
+
+NOTED: set[str] = set()
+"""Notes already printed by this process (a sweep says each once)."""
+
+
+def print_no_effect_notes(cfg: DictConfig) -> None:
+    """Say in one line each when a given setting (seed, checkpoint, ...) cannot matter here."""
+    given = [arg.lstrip("+~").split("=", 1)[0] for arg in HydraConfig.get().overrides.task]
+    try:
+        config = hydra_app.to_replay_config(cfg, hydra_app.load_registries())
+        notes = no_effect_notes(config, given)
+    except AcmesimError:
+        return  # replay_task reports the error itself
+    for note in notes:
+        if note not in NOTED:
+            NOTED.add(note)
+            print(note)
 
 
 def objective_setting(cfg: DictConfig) -> str | None:
