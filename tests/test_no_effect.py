@@ -47,9 +47,9 @@ def test_a_seed_sweep_on_a_file_trace_says_so_once_and_the_runs_are_identical(tm
                                                                                capsys):
     monkeypatch.chdir(tmp_path)
     write_tiny_trace(tmp_path / "tiny.csv")
-    from acmesim.commands import replay
+    from acmesim.commands import replay_objective
 
-    monkeypatch.setattr(replay, "NOTED", set())
+    monkeypatch.setattr(replay_objective, "NOTED", set())
     assert main(["replay", "-m", "trace.path=tiny.csv", "cluster=tiny", "seed=1,2",
                  "progress=false", "hydra.sweep.dir=sweep"]) == 0
     out = capsys.readouterr().out
