@@ -114,8 +114,18 @@ def run(command: str, capsys) -> None:
     assert code == 0, f"{command}\n{out.out[-1500:]}\n{out.err[-1500:]}"
 
 
+@pytest.fixture
+def fresh_workers():
+    """Stop joblib's reusable workers afterwards: they keep the cwd they were started in."""
+    yield
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
-def test_every_documented_command_runs_as_shown(document, tmp_path, monkeypatch, capsys):
+def test_every_documented_command_runs_as_shown(document, tmp_path, monkeypatch, capsys,
+                                                fresh_workers):
     commands = [c for c in documented_commands(document) if reason_not_run(c) is None]
     monkeypatch.chdir(tmp_path)
     prepare(tmp_path)
