@@ -44,7 +44,7 @@ TIME_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0))
 """Display units of a duration, largest first."""
 TIME_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"),
               (86400, "1 d"), (864000, "10 d"), (8640000, "100 d"))
-"""Labelled ticks of a logarithmic time axis."""
+"""Labelled ticks of a logarithmic time axis (CDFs and log-scale duration bars)."""
 LOG_RATIO = 100.0
 """Bars are drawn on a log axis when the largest is more than this many times the smallest."""
 
@@ -249,7 +249,9 @@ def plot_bars(means: pd.Series, errors: pd.Series, metric: str, unit: str,
     The error bar is the standard deviation over seeds. Values spanning more than
     ``LOG_RATIO``x are drawn on a log axis so a short bar stays visible beside a long one.
     """
-    scale, label = display_scale(unit, means)
+    positive = means[means > 0]
+    log = len(positive) > 1 and positive.max() / positive.min() > LOG_RATIO
+    scale, label = (1.0, "s") if log and unit == "s" else display_scale(unit, means)
     shown, spread = means / scale, errors.fillna(0) / scale
     fig = Figure(figsize=(7, 0.5 * len(means) + 1.6))
     ax = fig.subplots()
@@ -259,11 +261,14 @@ def plot_bars(means: pd.Series, errors: pd.Series, metric: str, unit: str,
     ax.bar_label(bars, labels=texts, padding=4, fontsize="small")
     ax.set_yticks(range(len(shown)), means.index)
     ax.invert_yaxis()
-    positive = shown[shown > 0]
-    log = len(positive) > 1 and positive.max() / positive.min() > LOG_RATIO
     if log:
         ax.set_xscale("log")
-        ax.set_xlim(positive.min() / 3, positive.max() * 8)
+        low, high = positive.min() / scale / 3, positive.max() / scale * 8
+        ax.set_xlim(low, high)
+        if unit == "s":  # name the ticks in readable units: 1 min, 1 h, 1 d ...
+            ticks = [(v, text) for v, text in TIME_TICKS if low <= v <= high]
+            ax.set_xticks([v for v, _ in ticks], [text for _, text in ticks])
+            label = ""
     else:
         ax.set_xlim(0, max(float((shown + spread).max()), 1e-12) * 1.2)
     unit_text = f" ({label})" if label else ""
