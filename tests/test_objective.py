@@ -135,3 +135,21 @@ def test_the_tuning_experiments_pareto_front_keeps_only_undominated_trials():
     objective = module.tuning_objective()
     assert objective.metric.spec == "Eval:queue_delay_p90"
     assert objective.constraint.spec == "Pretrain:queue_delay_p99"
+
+
+def test_the_tuning_experiment_config_runs_and_pareto_reads_its_trials(tiny, capsys):
+    pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
+    experiment = Path(__file__).resolve().parents[1] / "experiments" / "tuning"
+    code = main(["replay", "-m", "--config-dir", str(experiment), "--config-name", "tune",
+                 "hydra.sweeper.n_trials=2", "trace.path=tiny.csv", "hydra.sweep.dir=sweep"])
+    assert code == 0
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("tuning_pareto", experiment / "pareto.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["sweep"]) == 0
+    table = pd.read_csv("sweep/trials.csv")
+    best = yaml.safe_load(Path("sweep/optimization_results.yaml").read_text())
+    assert len(table) == 2 and 0.2 <= table["quota"].min() <= table["quota"].max() <= 0.95
+    assert best["best_value"] == pytest.approx(table["objective"].min())
+    assert Path("sweep/pareto.png").is_file()
