@@ -1,17 +1,24 @@
 """A progress bar for long replays: simulated time against the trace span, and jobs done.
 
 The engine calls the bar as ``progress(fraction, jobs_done)`` (fraction of the trace span
-simulated so far, jobs finished). The bar is drawn with tqdm on a terminal only: it stays
+simulated so far, jobs finished). The command line draws it on a terminal only: it stays
 silent when the stream is not a terminal (a pipe, a file, a batch job, a test) or when
-``progress=false`` is set, so it never ends up in a result file or a log.
+``progress=false`` is set, so it never ends up in a result file or a log. From Python,
+``simulate(..., progress=True)`` asks for the bar explicitly, so it is drawn wherever the call
+runs; tqdm's ``auto`` bar makes it a widget in Jupyter (a text bar without ipywidgets).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from tqdm import tqdm
+from tqdm.auto import tqdm
+
+ProgressArgument = Callable[[float, int], None] | bool | None
+"""What the Python API accepts as ``progress``: a callback, True (draw a bar), False/None."""
 
 
 def is_terminal(stream: IO[str] | None) -> bool:
@@ -26,9 +33,11 @@ def is_terminal(stream: IO[str] | None) -> bool:
 class ReplayProgress:
     """A tqdm bar of the simulated share of the trace span, with the count of jobs done."""
 
-    def __init__(self, enabled: bool = True, stream: IO[str] | None = None) -> None:
+    def __init__(self, enabled: bool = True, stream: IO[str] | None = None,
+                 terminal_only: bool = True) -> None:
         self.stream = stream if stream is not None else sys.stdout
-        self.enabled = enabled and is_terminal(self.stream)
+        self.enabled = enabled and (is_terminal(self.stream) or not terminal_only)
+        self.leave = not terminal_only  # asked for explicitly: keep the finished bar in view
         self._bar: Any = None
 
     def __call__(self, fraction: float, jobs_done: int) -> None:
@@ -37,7 +46,7 @@ class ReplayProgress:
             return
         if self._bar is None:
             self._bar = tqdm(total=100, desc="replay", unit="%", file=self.stream,
-                             leave=False, dynamic_ncols=True,
+                             leave=self.leave, dynamic_ncols=True,
                              bar_format="{desc}: {percentage:3.0f}% of the trace span|{bar}| "
                              "[{elapsed}<{remaining}{postfix}]")
         percent = min(max(float(fraction), 0.0), 1.0) * 100.0
@@ -56,3 +65,13 @@ class ReplayProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def progress_callback(progress: ProgressArgument) -> Iterator[Callable[[float, int], None] | None]:
+    """The engine's callback for a ``progress`` argument; a bar made here is closed after."""
+    if progress is True:
+        with ReplayProgress(terminal_only=False) as bar:
+            yield bar
+    else:
+        yield progress or None

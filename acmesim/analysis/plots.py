@@ -1,47 +1,87 @@
-"""PNG figures of a run, of a sweep, and of a trace (the Acme paper's characterization plots).
+"""Figures of a run, of a sweep, and of a trace (the Acme paper's characterization plots).
 
-Every figure is drawn with matplotlib's Agg backend (no display needed) and written atomically.
-Run figures: CDFs of queue delay and JCT per job type, busy GPUs and queue length over time.
-Sweep figures: bar charts comparing the runs' summary metrics (mean and spread over seeds) and
-JCT CDFs per configuration. Trace figures follow the paper (Hu et al., NSDI '24; reference
-figures in the AcmeTrace release): job-type shares, final-state shares, GPU demand, durations.
+Every function returns matplotlib ``Figure`` objects (a notebook shows them inline) and, given a
+path or an output directory, also writes them as PNG files, atomically. They are built without
+pyplot, so no display and no global figure state is needed.
+Run figures: CDFs of queue delay and JCT per job type, the paper's Fig. 7 panels (run time and
+queueing delay per type), busy GPUs and queue length over time. Sweep figures: bar charts of the
+runs' summary metrics in readable units (mean and spread over seeds, value-labelled, log axis
+when the bars span more than 100x; none for a metric that is zero everywhere), JCT CDFs per
+configuration and one queueing-delay CDF panel per job type. Trace figures follow the paper (Hu
+et al., NSDI '24; reference figures in the AcmeTrace release): job-type shares, final-state
+shares, GPU demand, durations.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from acmesim.core.atomic import atomic_open  # noqa: E402
-from acmesim.core.errors import AcmesimError  # noqa: E402
-from acmesim.replay_report import job_delays, seconds  # noqa: E402
-from acmesim.rundirs import COMPLETE, find_runs, read_run  # noqa: E402
-from acmesim.workload.schema import FAILED_STATES, JOB_TYPES  # noqa: E402
+from acmesim.core.atomic import atomic_open
+from acmesim.core.errors import AcmesimError
+from acmesim.metrics.schema import SUMMARY
+from acmesim.replay_report import duration_text, job_delays, seconds
+from acmesim.rundirs import COMPLETE, find_runs, read_run
+from acmesim.workload.schema import FAILED_STATES, JOB_TYPES
 
 DPI = 110
-JOB_METRICS = {"queue_delay": "queue delay (s)", "jct": "job completion time (s)"}
+JOB_METRICS = {"queue_delay": "queue delay", "jct": "job completion time"}
 STATE_GROUPS = {"Completed": {"COMPLETED"}, "Canceled": {"CANCELLED"}, "Failed": FAILED_STATES}
 """The paper's three final-state classes (TIMEOUT and NODE_FAIL count as failed)."""
 SWEEP_METRICS = ("jct_mean", "jct_p95", "queue_delay_mean", "queue_delay_p95", "gpu_utilization",
                  "makespan", "lost_gpu_time", "failures", "preemptions")
 """Summary columns (``acmesim.metrics.schema.SUMMARY``) compared across a sweep, when present."""
+UNITS = {c.name: c.unit for c in SUMMARY.columns}
+"""Each summary column's unit, as the schema declares it."""
+TIME_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0))
+"""Display units of a duration, largest first."""
+TIME_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"),
+              (86400, "1 d"), (864000, "10 d"), (8640000, "100 d"))
+"""Labelled ticks of a logarithmic time axis (CDFs and log-scale duration bars)."""
+LOG_RATIO = 100.0
+"""Bars are drawn on a log axis when the largest is more than this many times the smallest."""
+
+Figures = dict[str, Figure]
+"""Figures by file name (``queue_delay_cdf.png`` ...), as the multi-figure functions return them."""
 
 
-def save_figure(fig: plt.Figure, path: Path) -> Path:
-    """Write ``fig`` as a PNG at ``path`` atomically and close it."""
+def write_png(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as a PNG at ``path`` atomically (the figure stays usable)."""
     with atomic_open(path, "wb") as handle:
         fig.savefig(handle, format="png", dpi=DPI, bbox_inches="tight",
                     metadata={"Software": None})
-    plt.close(fig)
     return Path(path)
+
+
+def save_figure(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as a PNG at ``path`` atomically and release it (pyplot figures too)."""
+    write_png(fig, path)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close(fig)
+    return Path(path)
+
+
+def _finish(fig: Figure, path: Path | None) -> Figure:
+    """Save ``fig`` when a path is given; return it (a notebook shows it inline)."""
+    if path is not None:
+        write_png(fig, path)
+    return fig
+
+
+def save_all(figures: Figures, out_dir: Path | None) -> Figures:
+    """Write every figure as ``out_dir/<name>`` when ``out_dir`` is given; return them."""
+    if out_dir is not None:
+        for name, fig in figures.items():
+            write_png(fig, Path(out_dir) / name)
+    return figures
 
 
 def cdf_points(values: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -56,17 +96,58 @@ def _ordered_types(types: Iterable[str]) -> list[str]:
     return [t for t in JOB_TYPES if t in present] + sorted(present - set(JOB_TYPES))
 
 
-def _cdf_by_type(frame: pd.DataFrame, metric: str, path: Path) -> Path:
-    """One CDF curve of ``metric`` per job type, log x-axis."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for job_type in _ordered_types(frame["type"]):
-        x, y = cdf_points(frame.loc[frame["type"] == job_type, metric])
-        ax.step(np.maximum(x, 1.0), y, where="post", label=f"{job_type} ({len(x)})")
-    ax.set(xscale="log", xlabel=JOB_METRICS[metric] + ", values < 1 s drawn at 1 s",
-           ylabel="CDF of jobs (%)", ylim=(0, 100))
+def time_axis(ax: Axes, largest: float, axis: str = "x") -> None:
+    """A log time axis from 1 s with ticks named in readable units (1 min, 1 h, 1 d ...)."""
+    top = max(float(largest), 10.0) * 1.5
+    ticks = [(v, label) for v, label in TIME_TICKS if v <= top]
+    if axis == "x":
+        ax.set_xscale("log")
+        ax.set_xlim(1, top)
+        ax.set_xticks([v for v, _ in ticks], [label for _, label in ticks])
+    else:
+        ax.set_yscale("log")
+        ax.set_ylim(1, top)
+        ax.set_yticks([v for v, _ in ticks], [label for _, label in ticks])
+
+
+def _cdf_panel(ax: Axes, frame: pd.DataFrame, metric: str, groups: str = "type") -> None:
+    """CDF curves of ``metric`` (s) per value of column ``groups``, on a log time axis."""
+    names = _ordered_types(frame[groups]) if groups == "type" else list(
+        dict.fromkeys(frame[groups]))
+    for name in names:
+        x, y = cdf_points(frame.loc[frame[groups] == name, metric])
+        if len(x):
+            ax.step(np.maximum(x, 1.0), y, where="post", label=f"{name} ({len(x):,})")
+    largest = float(frame[metric].max()) if len(frame) else 1.0
+    time_axis(ax, largest if largest == largest else 1.0)
+    ax.set(ylabel="CDF of jobs (%)", ylim=(0, 100))
     ax.grid(True, linestyle=":")
     ax.legend(fontsize="small")
-    return save_figure(fig, path)
+
+
+def plot_cdf_by_type(frame: pd.DataFrame, metric: str, path: Path | None = None) -> Figure:
+    """One CDF curve of ``metric`` (``queue_delay`` or ``jct``) per job type, log time axis."""
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    _cdf_panel(ax, frame, metric)
+    ax.set(xlabel=f"{JOB_METRICS[metric]} (values < 1 s drawn at 1 s)")
+    return _finish(fig, path)
+
+
+def plot_type_cdfs(jobs: pd.DataFrame, path: Path | None = None) -> Figure:
+    """The paper's Fig. 7 layout: CDFs per job type of (a) GPU job run time, (b) queueing delay."""
+    gpu = jobs[pd.to_numeric(jobs["gpu_num"], errors="coerce") > 0] if "gpu_num" in jobs else jobs
+    frame = job_delays(gpu).assign(run_time=pd.to_numeric(gpu["run_time"], errors="coerce")
+                                   .to_numpy()) if "run_time" in gpu else job_delays(gpu)
+    fig = Figure(figsize=(11, 4))
+    panels = fig.subplots(1, 2, sharey=True)
+    for ax, metric, title in ((panels[0], "run_time", "(a) GPU job duration"),
+                              (panels[1], "queue_delay", "(b) queueing delay")):
+        if metric in frame:
+            _cdf_panel(ax, frame, metric)
+        ax.set(xlabel=f"{title.split(') ')[1]} (values < 1 s drawn at 1 s)", title=title)
+    fig.tight_layout()
+    return _finish(fig, path)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -76,20 +157,20 @@ def _read_csv(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def plot_utilization(util: pd.DataFrame, path: Path) -> Path:
+def plot_utilization(util: pd.DataFrame, path: Path | None = None) -> Figure:
     """Busy GPUs and queue length over simulated time (days), one panel each."""
     time = seconds(util[_first(util, ("interval_start", "time"))]) / 86400.0
     time = time - time.min()
     series = [c for c in util.columns if c in ("busy_gpus", "queue_length")] or [
         c for c in util.columns[1:] if pd.api.types.is_numeric_dtype(util[c])][:2]
-    fig, axes = plt.subplots(len(series), 1, figsize=(7, 2.4 * len(series)), sharex=True,
-                             squeeze=False)
+    fig = Figure(figsize=(7, 2.4 * len(series)))
+    axes = fig.subplots(len(series), 1, sharex=True, squeeze=False)
     for ax, column in zip(axes[:, 0], series, strict=True):
         ax.step(time, util[column], where="post")
         ax.set(ylabel=column.replace("_", " "))
         ax.grid(True, linestyle=":")
     axes[-1, 0].set(xlabel="simulated time (days)")
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
 def _first(frame: pd.DataFrame, names: Sequence[str]) -> str:
@@ -97,15 +178,18 @@ def _first(frame: pd.DataFrame, names: Sequence[str]) -> str:
     return next((n for n in names if n in frame.columns), frame.columns[0])
 
 
-def plot_run(run_dir: Path, out_dir: Path | None = None) -> list[Path]:
-    """Figures of one run: queue-delay and JCT CDFs per job type, utilization over time."""
+def plot_run(run_dir: Path, out_dir: Path | None = None) -> Figures:
+    """Figures of one run: queue-delay and JCT CDFs per job type, the Fig. 7 panels, utilization.
+
+    Returns them by file name; with ``out_dir`` they are also written there as PNG files.
+    """
     run_dir = Path(run_dir)
-    out = Path(out_dir) if out_dir is not None else run_dir / "figures"
-    delays = job_delays(_read_csv(run_dir / "jobs.csv"))
-    paths = [_cdf_by_type(delays, m, out / f"{m}_cdf.png") for m in JOB_METRICS]
-    paths.append(plot_utilization(_read_csv(run_dir / "utilization.csv"),
-                                  out / "utilization.png"))
-    return paths
+    jobs = _read_csv(run_dir / "jobs.csv")
+    delays = job_delays(jobs)
+    figures: Figures = {f"{m}_cdf.png": plot_cdf_by_type(delays, m) for m in JOB_METRICS}
+    figures["type_cdfs.png"] = plot_type_cdfs(jobs)
+    figures["utilization.png"] = plot_utilization(_read_csv(run_dir / "utilization.csv"))
+    return save_all(figures, out_dir)
 
 
 # --- sweeps -------------------------------------------------------------------------------
@@ -132,52 +216,127 @@ def _labels(table: pd.DataFrame, keys: list[str]) -> pd.Series:
         lambda row: ", ".join(f"{k}={v}" for k, v in row.items()), axis=1)
 
 
-def _bar_chart(means: pd.Series, errors: pd.Series, metric: str, path: Path) -> Path:
-    """Horizontal bars of ``means`` (one per configuration) with spread over seeds."""
-    fig, ax = plt.subplots(figsize=(6.5, 0.5 * len(means) + 1.5))
-    ax.barh(range(len(means)), means.to_numpy(), xerr=errors.fillna(0).to_numpy(),
-            color="tab:blue", edgecolor="black", capsize=3)
-    ax.set_yticks(range(len(means)), means.index)
+def display_scale(unit: str, values: Iterable[float]) -> tuple[float, str]:
+    """Divisor and unit label that make ``values`` (in ``unit``) readable.
+
+    Durations in seconds become min, h or d by their largest value; GPU-seconds become
+    GPU-hours; fractions become percent; anything else is shown as is.
+    """
+    finite = [abs(float(v)) for v in values if v == v]
+    largest = max(finite, default=0.0)
+    if unit == "s":
+        return next((size, name) for name, size in TIME_UNITS if largest >= size or size == 1.0)
+    if unit == "GPU-s":
+        return 3600.0, "GPU-h"
+    if unit == "fraction":
+        return 0.01, "%"
+    return 1.0, unit if unit not in ("-", "count") else ("count" if unit == "count" else "")
+
+
+def _value_text(value: float) -> str:
+    """A bar's label: three significant digits, thousands separated."""
+    if value != value:
+        return ""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def plot_bars(means: pd.Series, errors: pd.Series, metric: str, unit: str,
+              path: Path | None = None) -> Figure:
+    """Horizontal bars of ``means`` per configuration, in readable units, value-labelled.
+
+    The error bar is the standard deviation over seeds. Values spanning more than
+    ``LOG_RATIO``x are drawn on a log axis so a short bar stays visible beside a long one.
+    """
+    positive = means[means > 0]
+    log = len(positive) > 1 and positive.max() / positive.min() > LOG_RATIO
+    scale, label = (1.0, "s") if log and unit == "s" else display_scale(unit, means)
+    shown, spread = means / scale, errors.fillna(0) / scale
+    fig = Figure(figsize=(7, 0.5 * len(means) + 1.6))
+    ax = fig.subplots()
+    bars = ax.barh(range(len(shown)), shown.to_numpy(), xerr=spread.to_numpy(),
+                   color="tab:blue", edgecolor="black", capsize=3)
+    texts = [duration_text(v) for v in means] if unit == "s" else [_value_text(v) for v in shown]
+    ax.bar_label(bars, labels=texts, padding=4, fontsize="small")
+    ax.set_yticks(range(len(shown)), means.index)
     ax.invert_yaxis()
-    ax.set(xlabel=f"{metric} (mean over seeds; bar = std)")
+    if log:
+        ax.set_xscale("log")
+        low, high = positive.min() / scale / 3, positive.max() / scale * 8
+        ax.set_xlim(low, high)
+        if unit == "s":  # name the ticks in readable units: 1 min, 1 h, 1 d ...
+            ticks = [(v, text) for v, text in TIME_TICKS if low <= v <= high]
+            ax.set_xticks([v for v, _ in ticks], [text for _, text in ticks])
+            label = ""
+    else:
+        ax.set_xlim(0, max(float((shown + spread).max()), 1e-12) * 1.2)
+    unit_text = f" ({label})" if label else ""
+    scale_text = ", log scale" if log else ""
+    ax.set(xlabel=f"{metric}{unit_text}: mean over seeds, bar = std{scale_text}")
     ax.grid(True, axis="x", linestyle=":")
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
 def _sweep_metrics(table: pd.DataFrame) -> list[str]:
-    """The known summary metrics this sweep has values for."""
-    return [m for m in SWEEP_METRICS
-            if m in table and pd.api.types.is_numeric_dtype(table[m]) and table[m].notna().any()]
+    """The known summary metrics this sweep has values for, other than all zero."""
+    numeric = [m for m in SWEEP_METRICS
+               if m in table and pd.api.types.is_numeric_dtype(table[m]) and table[m].notna().any()]
+    return [m for m in numeric if (table[m].fillna(0) != 0).any()]
 
 
-def plot_sweep(sweep_dir: Path, out_dir: Path | None = None) -> list[Path]:
-    """Bar charts comparing a sweep's configurations, and their JCT CDFs."""
-    sweep_dir = Path(sweep_dir)
-    out = Path(out_dir) if out_dir is not None else sweep_dir / "figures"
-    table, keys = sweep_table(sweep_dir)
+def plot_sweep(sweep_dir: Path, out_dir: Path | None = None) -> Figures:
+    """Bar charts comparing a sweep's configurations, JCT CDFs, per-type queueing CDF panels.
+
+    A metric that is zero in every run (no failures modeled, no preemptions) gets no chart.
+    Returns the figures by file name; with ``out_dir`` they are also written there.
+    """
+    table, keys = sweep_table(Path(sweep_dir))
     table["_label"] = _labels(table, keys)
     grouped = table.groupby("_label", sort=False)
-    paths = [
-        _bar_chart(grouped[m].mean(), grouped[m].std(), m, out / f"sweep_{m}.png")
+    figures: Figures = {
+        f"sweep_{m}.png": plot_bars(grouped[m].mean(), grouped[m].std(), m, UNITS.get(m, ""))
         for m in _sweep_metrics(table)
-    ]
-    paths.append(_sweep_cdf(table, out / "sweep_jct_cdf.png"))
-    return paths
+    }
+    jobs = _sweep_jobs(table)
+    figures["sweep_jct_cdf.png"] = _sweep_cdf(jobs)
+    figures["sweep_queue_delay_by_type.png"] = plot_sweep_type_panels(jobs)
+    return save_all(figures, out_dir)
 
 
-def _sweep_cdf(table: pd.DataFrame, path: Path) -> Path:
+def _sweep_jobs(table: pd.DataFrame) -> pd.DataFrame:
+    """Every job of every complete run, with its configuration's label in ``config``."""
+    frames = [job_delays(pd.read_csv(Path(p) / "jobs.csv")).assign(config=str(label))
+              for p, label in zip(table["_path"], table["_label"], strict=True)
+              if (Path(p) / "jobs.csv").is_file()]
+    if not frames:
+        return pd.DataFrame(columns=["type", "queue_delay", "jct", "config"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _sweep_cdf(jobs: pd.DataFrame) -> Figure:
     """JCT CDF per configuration, pooling the jobs of all its seeds."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for label, group in table.groupby("_label", sort=False):
-        frames = [job_delays(pd.read_csv(Path(p) / "jobs.csv")) for p in group["_path"]
-                  if (Path(p) / "jobs.csv").is_file()]
-        if frames:
-            x, y = cdf_points(pd.concat(frames)["jct"])
-            ax.step(np.maximum(x, 1.0), y, where="post", label=str(label))
-    ax.set(xscale="log", xlabel=JOB_METRICS["jct"], ylabel="CDF of jobs (%)", ylim=(0, 100))
-    ax.grid(True, linestyle=":")
-    ax.legend(fontsize="small")
-    return save_figure(fig, path)
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    _cdf_panel(ax, jobs, "jct", groups="config")
+    ax.set(xlabel=f"{JOB_METRICS['jct']} (values < 1 s drawn at 1 s)")
+    return fig
+
+
+def plot_sweep_type_panels(jobs: pd.DataFrame, path: Path | None = None) -> Figure:
+    """One panel per job type: the queueing-delay CDF of each configuration (seeds pooled)."""
+    types = _ordered_types(jobs["type"]) or ["all"]
+    columns = min(3, len(types))
+    rows = math.ceil(len(types) / columns)
+    fig = Figure(figsize=(4.6 * columns, 3.4 * rows))
+    axes = fig.subplots(rows, columns, squeeze=False, sharey=True)
+    for ax, job_type in zip(axes.flat, types, strict=False):
+        _cdf_panel(ax, jobs[jobs["type"] == job_type], "queue_delay", groups="config")
+        ax.set(title=job_type, xlabel="queueing delay")
+    for ax in list(axes.flat)[len(types):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return _finish(fig, path)
 
 
 # --- trace characterization (the paper's figures) -----------------------------------------
@@ -192,7 +351,7 @@ def _gpu_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
     return gpu
 
 
-def _percent_bars(ax: plt.Axes, shares: pd.DataFrame, title: str) -> None:
+def _percent_bars(ax: Axes, shares: pd.DataFrame, title: str) -> None:
     """Grouped bars of percentage shares (rows = bar groups, columns = series), labelled."""
     width = 0.8 / max(len(shares.columns), 1)
     for i, column in enumerate(shares.columns):
@@ -204,7 +363,7 @@ def _percent_bars(ax: plt.Axes, shares: pd.DataFrame, title: str) -> None:
     ax.grid(True, axis="y", linestyle=":")
 
 
-def plot_type_shares(gpu: pd.DataFrame, path: Path) -> Path:
+def plot_type_shares(gpu: pd.DataFrame, path: Path | None = None) -> Figure:
     """Share of GPU jobs and of GPU time per job type (the paper's job-distribution figure)."""
     order = _ordered_types(gpu["type"])
     shares = pd.DataFrame({
@@ -212,10 +371,11 @@ def plot_type_shares(gpu: pd.DataFrame, path: Path) -> Path:
         "GPU time": gpu.groupby("type")["gpu_time"].sum().reindex(order)
         / gpu["gpu_time"].sum() * 100,
     }).fillna(0.0)
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    fig = Figure(figsize=(7, 3.5))
+    ax = fig.subplots()
     _percent_bars(ax, shares, "GPU jobs by type")
     ax.legend()
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
 def _state_class(states: pd.Series) -> pd.Series:
@@ -224,26 +384,28 @@ def _state_class(states: pd.Series) -> pd.Series:
     return states.astype(str).map(lookup).fillna("Other")
 
 
-def plot_state_shares(gpu: pd.DataFrame, path: Path) -> Path:
+def plot_state_shares(gpu: pd.DataFrame, path: Path | None = None) -> Figure:
     """Final-state shares by job count and by GPU time (the paper's job-state figure)."""
     classes = _state_class(gpu["state"])
     order = [c for c in [*STATE_GROUPS, "Other"] if c in set(classes)]
     count = classes.value_counts(normalize=True).reindex(order).fillna(0) * 100
     time = gpu.groupby(classes)["gpu_time"].sum().reindex(order).fillna(0)
     time = time / max(time.sum(), 1e-12) * 100
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.5), sharey=True)
+    fig = Figure(figsize=(8, 3.5))
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, values, title in ((axes[0], count, "(a) job count"), (axes[1], time, "(b) GPU time")):
         _percent_bars(ax, values.to_frame().T.rename(index={values.name: ""}), title)
     axes[1].legend()
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
-def plot_gpu_demand(gpu: pd.DataFrame, path: Path) -> Path:
+def plot_gpu_demand(gpu: pd.DataFrame, path: Path | None = None) -> Figure:
     """CDF of GPUs per job by job count and by GPU time, log2 axis (the paper's GPU-demand CDF)."""
     order = gpu.sort_values("gpu_num")
     sizes = order["gpu_num"].astype(float).to_numpy()
     by_time = np.cumsum(order["gpu_time"].to_numpy()) / max(order["gpu_time"].sum(), 1e-12)
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.5))
+    fig = Figure(figsize=(8, 3.5))
+    axes = fig.subplots(1, 2)
     x, y = cdf_points(sizes)
     axes[0].step(x, y, where="post")
     axes[1].step(sizes, by_time * 100, where="post")
@@ -254,29 +416,32 @@ def plot_gpu_demand(gpu: pd.DataFrame, path: Path) -> Path:
         ax.set(xlabel="number of GPUs", ylabel=label, ylim=(0, 100))
         ax.grid(True, linestyle=":")
     fig.tight_layout()
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
-def plot_durations(gpu: pd.DataFrame, path: Path) -> Path:
+def plot_durations(gpu: pd.DataFrame, path: Path | None = None) -> Figure:
     """CDF of GPU job duration per job type, log x (the paper's duration-by-type figure)."""
     frame = pd.DataFrame({"type": gpu["type"].astype(str), "run_time": gpu["run_time"]})
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     for job_type in _ordered_types(frame["type"]):
         x, y = cdf_points(frame.loc[frame["type"] == job_type, "run_time"])
         ax.step(np.maximum(x, 1.0), y, where="post", label=job_type)
     ax.set(xscale="log", xlabel="job duration (s)", ylabel="CDF (%)", ylim=(0, 100))
     ax.grid(True, linestyle=":")
     ax.legend(fontsize="small")
-    return save_figure(fig, path)
+    return _finish(fig, path)
 
 
-def plot_trace(jobs: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """The paper's characterization figures of a normalized job table, as PNGs in ``out_dir``."""
+def plot_trace(jobs: pd.DataFrame, out_dir: Path | None = None) -> Figures:
+    """The paper's characterization figures of a normalized job table, by file name.
+
+    With ``out_dir`` they are also written there as PNG files.
+    """
     gpu = _gpu_jobs(jobs)
-    out = Path(out_dir)
-    return [
-        plot_type_shares(gpu, out / "trace_type_shares.png"),
-        plot_state_shares(gpu, out / "trace_state_shares.png"),
-        plot_gpu_demand(gpu, out / "trace_gpu_demand.png"),
-        plot_durations(gpu, out / "trace_durations.png"),
-    ]
+    return save_all({
+        "trace_type_shares.png": plot_type_shares(gpu),
+        "trace_state_shares.png": plot_state_shares(gpu),
+        "trace_gpu_demand.png": plot_gpu_demand(gpu),
+        "trace_durations.png": plot_durations(gpu),
+    }, out_dir)

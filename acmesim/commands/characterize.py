@@ -91,7 +91,7 @@ def draw_figures(jobs: pd.DataFrame, out_dir: Path, origin: str) -> list[Path]:
     from acmesim.analysis.plots import plot_trace  # matplotlib only when figures are wanted
 
     run_time = (jobs["end_time"] - jobs[origin]).dt.total_seconds()
-    return plot_trace(jobs.assign(run_time=run_time), out_dir)
+    return [Path(out_dir) / name for name in plot_trace(jobs.assign(run_time=run_time), out_dir)]
 
 
 def duration_origin(choice: str, profile: str | None, file_format: str) -> str:

@@ -31,6 +31,7 @@ def main(argv: list[str]) -> int:
     if not directory.is_dir():
         raise AcmesimError(f"{directory}: no such directory")
     draw = plot_run if (directory / "jobs.csv").is_file() else plot_sweep
-    for path in draw(directory, args.out):
-        print(path)
+    out = args.out if args.out is not None else directory / "figures"
+    for name in draw(directory, out):
+        print(out / name)
     return 0

@@ -18,6 +18,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from acmesim import hydra_app
+from acmesim.commands.replay_objective import run_with_objective
 from acmesim.config import Choice, ReplayConfig
 from acmesim.core.errors import AcmesimError
 from acmesim.progress import ReplayProgress
@@ -51,7 +52,7 @@ def main(argv: list[str]) -> int:
     hydra_app.register_configs(registries)
     if not any(arg in ("-h", "--help", "--hydra-help") for arg in argv):
         hydra_app.check_overrides(argv, registries, default_choices(argv))
-    return hydra_app.launch(replay_task, argv)
+    return hydra_app.launch(tuned_replay_task, argv)
 
 
 def run_id_of(hydra_cfg: DictConfig) -> str:
@@ -99,6 +100,15 @@ def replay_task(cfg: DictConfig) -> int:
         print(f"acmesim replay: error: {exc}", file=sys.stderr)
         write_failure_summary(run_dir, str(exc))
         return 1
+
+
+def tuned_replay_task(cfg: DictConfig) -> int | float:
+    """``replay_task``, returning the run's objective (``objective=...``) when one is set.
+
+    Also prints a one-line note for each given setting that cannot change the run
+    (``acmesim.commands.replay_objective``).
+    """
+    return run_with_objective(cfg, replay_task)
 
 
 def _run(config: ReplayConfig, run_dir: Path, sweeping: bool) -> int:

@@ -22,6 +22,7 @@ from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.base import Scheduler
+from acmesim.progress import progress_callback
 
 
 @dataclasses.dataclass
@@ -36,6 +37,33 @@ class SimulationResult:
     tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
     """Extra result tables of the scheduler (its ``result_tables`` hook), with their schemas."""
 
+    @property
+    def summary_frame(self) -> pd.DataFrame:
+        """The summary fields as a table (one row per field, column ``value``)."""
+        return pd.DataFrame({"value": pd.Series(self.summary, dtype=object)})
+
+    @property
+    def by_type(self) -> pd.DataFrame:
+        """Per job type: jobs, mean and median queueing delay and JCT (s)."""
+        from acmesim.replay_report import by_type_table
+
+        return by_type_table(self.jobs)
+
+    def _repr_html_(self) -> str:
+        """How a notebook shows the result: headline figures, the per-type table, the jobs."""
+        headline = [k for k in DISPLAYED_FIELDS if k in self.summary]
+        return (f"<b>SimulationResult</b>: {len(self.jobs):,} jobs, scheduler "
+                f"{self.summary.get('scheduler')}, placement {self.summary.get('placement')}, "
+                f"cluster {self.summary.get('cluster')}"
+                + self.summary_frame.loc[headline].T.to_html()
+                + "<b>by_type</b> (s)" + self.by_type.to_html(float_format="%.1f")
+                + "<b>jobs</b> (first rows)" + self.jobs.head().to_html())
+
+
+DISPLAYED_FIELDS = ("simulated_jobs", "makespan", "gpu_utilization", "queue_delay_mean",
+                    "jct_mean", "lost_gpu_time")
+"""Summary fields a notebook shows first (``SimulationResult._repr_html_``)."""
+
 
 def simulate(
     jobs: pd.DataFrame,
@@ -49,7 +77,7 @@ def simulate(
     utilization_interval: float = 3600.0,
     seed: int = 0,
     preemption: PreemptionModel | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
     audit: bool = False,
     setup: Callable[[Simulation], None] | None = None,
 ) -> SimulationResult:
@@ -57,7 +85,9 @@ def simulate(
 
     ``cluster``/``scheduler``/``placement`` are objects or registered names (default options).
     ``setup(sim)`` runs before the simulation starts (attach failure injectors, probes, ...);
-    ``audit=True`` re-verifies the cluster bookkeeping after every pass (slow, for tests).
+    ``progress=True`` draws a progress bar (a widget in Jupyter), a callable is called as
+    ``progress(fraction_of_span, jobs_done)``; ``audit=True`` re-verifies the cluster
+    bookkeeping after every pass (slow, for tests).
 
     Optional scheduler hooks (scheduled mode only; e.g. ``eval_decoupled``):
     ``scheduler.rewrite_jobs(jobs, spec)`` returns the job table to replay instead of ``jobs``;
@@ -73,13 +103,14 @@ def simulate(
     if rewrite is not None and mode == "scheduled":
         jobs = rewrite(jobs, spec)
     table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
-    sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
-                     progress=progress, audit=audit, seed=seed)
-    if setup is not None:
-        setup(sim)
-    began = time.perf_counter()
-    sim.run()
-    loop_time = time.perf_counter() - began
+    with progress_callback(progress) as callback:
+        sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
+                         progress=callback, audit=audit, seed=seed)
+        if setup is not None:
+            setup(sim)
+        began = time.perf_counter()
+        sim.run()
+        loop_time = time.perf_counter() - began
     frame = jobs_frame(table, sim.jobs, sim.cluster.topology.node_names)
     curve = sim.steps.arrays()
     summary = {

@@ -10,6 +10,7 @@ from typing import Any
 
 from acmesim.config import Choice, ReplayConfig
 from acmesim.core.registry import Registry
+from acmesim.objective import OBJECTIVE_SETTINGS
 
 GROUPS: dict[str, str] = {
     "trace": "acmesim.workload.sources:TRACES",
@@ -24,8 +25,15 @@ GROUPS: dict[str, str] = {
 
 APP_SETTINGS: dict[str, str] = {
     "force": "rerun even if the run directory holds a complete run of this config",
+    **OBJECTIVE_SETTINGS,
 }
 """Top-level keys of the command itself (not part of ``ReplayConfig``)."""
+
+APP_DEFAULTS: dict[str, Any] = {
+    "force": False, "objective": None, "objective_direction": None,
+    "objective_constraint": None, "objective_constraint_max": None, "objective_penalty": 1.0,
+}
+"""The defaults of ``APP_SETTINGS`` (as in ``acmesim/conf/config.yaml``)."""
 
 SETTING_HELP: dict[str, str] = {
     "mode": "recorded (start jobs when the trace did) or scheduled (the scheduler decides)",

@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from acmesim.config import ReplayConfig
+from acmesim.core.field_docs import field_docs
 from acmesim.core.registry import Registry
 from acmesim.hydra_app.groups import (
+    APP_DEFAULTS,
     APP_SETTINGS,
     MISSING_VALUE,
     SETTING_HELP,
@@ -41,6 +43,8 @@ def _describe_value(value: Any) -> str:
         return "null"
     if isinstance(value, tuple | list):
         return "[" + ",".join(_describe_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{_describe_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str) and not value:
         return "''"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):  # nested options
@@ -49,18 +53,42 @@ def _describe_value(value: Any) -> str:
 
 
 def describe_option(registry: Registry, name: str) -> str:
-    """Help lines of one option: its name (and aliases), then ``key=default`` wrapped."""
-    options = [
-        f"{field.name}={_describe_value(default_of(field))}"
-        for field in dataclasses.fields(registry.config_class(name))
-    ]
+    """Help lines of one option: its name (and aliases), then one line per ``key=default``.
+
+    Each key is followed by its meaning, the first line of the field's attribute docstring in
+    the plug-in's ``Config`` (``acmesim.core.field_docs``).
+    """
+    schema = registry.config_class(name)
+    docs = field_docs(schema)
+    options = [(f"{field.name}={_describe_value(default_of(field))}",
+                as_phrase(docs.get(field.name, ""))) for field in dataclasses.fields(schema)]
     aliases = sorted(a for a, target in registry.aliases().items() if target == name and a != name)
     label = f"    {name}" + (f" (alias {', '.join(aliases)})" if aliases else "")
-    if not options:
-        return label
-    body = textwrap.fill(" ".join(options), width=HELP_WIDTH, initial_indent=" " * 8,
-                         subsequent_indent=" " * 8, break_on_hyphens=False)
-    return f"{label}\n{body}"
+    return "\n".join([label, *(option_line(key, meaning) for key, meaning in options)])
+
+
+OPTION_COLUMN = 34
+"""Where an option's meaning starts in ``acmesim replay --help``."""
+
+
+def as_phrase(doc: str) -> str:
+    """A docstring line as a help phrase: no final period, lower case unless an acronym."""
+    text = doc.strip().removesuffix(".")
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        text = text[0].lower() + text[1:]
+    return text
+
+
+def option_line(key: str, meaning: str, indent: int = 8) -> str:
+    """``key=default`` and its meaning, wrapped at ``HELP_WIDTH`` (below a key too long)."""
+    lead = " " * indent + key
+    if not meaning:
+        return lead
+    text = textwrap.fill(meaning, width=HELP_WIDTH - OPTION_COLUMN, break_on_hyphens=False)
+    body = textwrap.indent(text, " " * OPTION_COLUMN)
+    if len(lead) + 2 > OPTION_COLUMN:
+        return f"{lead}\n{body}"
+    return lead + body[len(lead):]
 
 
 def help_text(registries: Mapping[str, Registry]) -> str:
@@ -77,10 +105,10 @@ def help_text(registries: Mapping[str, Registry]) -> str:
         lines.append(f"  {group}:")
         lines.extend(describe_option(registry, name) for name in registry.names())
     lines += ["", "settings:"]
-    defaults = {**dataclasses.asdict(ReplayConfig()), "force": False}
+    defaults = {**dataclasses.asdict(ReplayConfig()), **APP_DEFAULTS}
     for key in [*replay_settings(), *APP_SETTINGS]:
-        value = str(defaults[key]).lower() if isinstance(defaults[key], bool) else defaults[key]
-        lines.append(f"  {f'{key}={value}':<28} {SETTING_HELP.get(key, '')}")
+        setting = f"{key}={_describe_value(defaults[key])}"
+        lines.append(option_line(setting, SETTING_HELP.get(key, ""), indent=2))
     lines += [
         "",
         "trace.path=FILE alone selects trace=file; -m runs every combination of comma lists.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +29,15 @@ class Outcome:
 OUTCOME = Outcome()
 
 
+def exit_code(value: Any) -> int:
+    """A job's exit code from what its task returned: an int as is, an objective 0 (NaN: 1)."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return 0 if math.isfinite(value) else 1
+    return 0
+
+
 class OutcomeCallback(Callback):
     """Records each in-process job's exit code and reports a finished sweep."""
 
@@ -37,7 +47,7 @@ class OutcomeCallback(Callback):
             value = job_return.return_value
         except BaseException:  # noqa: BLE001 - the job raised; Hydra reports it
             value = 1
-        OUTCOME.codes.append(int(value) if isinstance(value, int) else 0)
+        OUTCOME.codes.append(exit_code(value))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Print how many runs of the sweep completed and where to collect them."""

@@ -17,6 +17,7 @@ from hydra.errors import OverrideParseException
 from acmesim.core.errors import ConfigError, UnknownOptionError
 from acmesim.core.registry import Registry
 from acmesim.hydra_app.groups import APP_SETTINGS, MISSING_VALUE, default_of, replay_settings
+from acmesim.objective import OBJECTIVE_SETTINGS, check_objective_setting
 
 
 def _values(override: Any) -> list[Any]:
@@ -79,6 +80,9 @@ def check_overrides(
         elif key in settings:
             for value in _values(override):
                 check_setting(key, value, settings[key])
+        elif key in OBJECTIVE_SETTINGS:
+            for value in _values(override):
+                check_objective_setting(key, _plain(value))
         elif key not in registries and key not in APP_SETTINGS:
             raise ConfigError(
                 f"unknown key {key!r}; valid groups: {', '.join(registries)}; "

@@ -66,15 +66,25 @@ class CheckpointOptions:
     """Options every checkpointing policy accepts (see ``checkpoint_cost`` for the defaults)."""
 
     mode: Literal["sync", "async"] = "async"
+    """sync: training stalls for the whole write; async: only for the copy to host memory."""
     bytes_per_param: float = 16.0
+    """Checkpoint bytes per model parameter (16: mixed-precision Adam)."""
     model_params_b: float | None = None
+    """Model size in billions of parameters (null: from the job's type and GPUs)."""
     storage_gbps: float = 2.5
+    """Storage bandwidth available to one job (GB/s)."""
     storage_gbps_per_node: float = 3.125
+    """Storage bandwidth per node of the job (GB/s)."""
     host_copy_gbps_per_gpu: float = 4.0
+    """Device-to-host copy bandwidth per GPU for async checkpoints (GB/s)."""
     overhead_s: float = 15.0
+    """Fixed cost of every checkpoint and restore (s)."""
     gpu_failures_per_1000_gpu_days: float = LLAMA3_GPU_FAILURES_PER_1000_GPU_DAYS
+    """Failure rate the interval assumes without a failure model."""
     node_mtbf_hours: float | None = None
+    """Node MTBF the interval assumes instead (h; null: use the GPU rate)."""
     job_types: tuple[str, ...] = CHECKPOINTING_TYPES
+    """job types that checkpoint."""
 
     def __post_init__(self) -> None:
         if self.mode not in ("sync", "async"):

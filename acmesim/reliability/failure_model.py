@@ -73,13 +73,21 @@ class FailureOptions:
     """Options every modeled failure source accepts (job-level rates: ``job_failures``)."""
 
     trace_outcomes: Literal["replay", "replace", "both"] = "replay"
+    """replay: recorded failures stand; replace: the model makes every failure; both."""
     switch_share: float = 0.5
+    """Share of network faults that take a whole leaf switch down."""
     script_error_prob: float = 0.0
+    """Probability a job fails on a script error early in its run."""
     framework_error_prob: float = 0.0
+    """Probability a job fails on a framework error early in its run."""
     early_error_mean_min: float = 5.0
+    """Mean time of script and framework errors after the start (min)."""
     aux_errors_per_job_day: float = 0.0
+    """Auxiliary-service and storage errors per day of a job's run time."""
     storage_share: float = 0.3
+    """Share of those auxiliary errors that are storage errors."""
     error_free_types: tuple[str, ...] = ()
+    """job types that never get script or framework errors."""
 
     def __post_init__(self) -> None:
         failure_sources(self.trace_outcomes)

@@ -59,12 +59,19 @@ class ManualOptions:
     """
 
     response_median_min: float = 30.0
+    """Median time until a person responds during working hours (min)."""
     diagnosis_median_min: float = 60.0
+    """Median time to find the faulty node (min)."""
     delay_sigma: float = 1.0
+    """Lognormal sigma of the response and diagnosis delays."""
     work_start_hour: float = 9.0
+    """Start of working hours (local hour)."""
     work_end_hour: float = 23.0
+    """End of working hours (local hour)."""
     utc_offset_hours: float = 8.0
+    """Local time zone of the operators (hours from UTC)."""
     manual_restart_min: float = 10.0
+    """Time for a person to relaunch the job (min)."""
 
     def __post_init__(self) -> None:
         for name in ("response_median_min", "diagnosis_median_min", "delay_sigma",

@@ -19,14 +19,23 @@ class ClusterOptions:
     """Every tunable of a cluster preset; presets override the defaults they know."""
 
     nodes: int = 4
+    """GPU nodes in the cluster."""
     gpus_per_node: int = 8
+    """GPUs per GPU node."""
     cpus_per_node: int = 128
+    """CPU threads per GPU node."""
     memory_per_node_gb: float = 1024.0
+    """Host memory per GPU node (GB)."""
     gpu_model: str = "A100-SXM-80GB"
+    """GPU model name (recorded, not simulated)."""
     nodes_per_leaf: int = 16
+    """GPU nodes under one leaf switch."""
     leaves_per_spine: int = 8
+    """Leaf switches under one spine switch."""
     cpu_nodes: int = 0
+    """CPU-only nodes (where CPU jobs run with cpu_jobs=replay)."""
     cpus_per_cpu_node: int = 128
+    """CPU threads per CPU-only node."""
 
 
 class ClusterPreset:

@@ -22,6 +22,7 @@ class FixedInterval(CheckpointPolicy):
         """Options of ``fixed``: the interval plus the shared cost options."""
 
         interval_min: float = 30.0
+        """Compute time between checkpoints (min)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()

@@ -40,6 +40,7 @@ class AcmeFailures(FailureModel):
         """Options of ``acme``: the per-GPU rate plus the shared options, Acme defaults."""
 
         gpu_failures_per_1000_gpu_days: float = LLAMA3_GPU_FAILURES_PER_1000_GPU_DAYS
+        """Hardware failure rate per 1,000 GPU-days."""
         script_error_prob: float = 0.4
         framework_error_prob: float = 0.2
         early_error_mean_min: float = 0.5

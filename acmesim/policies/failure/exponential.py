@@ -30,6 +30,7 @@ class ExponentialFailures(FailureModel):
         """Options of ``exponential``: the node MTBF plus the shared failure options."""
 
         node_mtbf_hours: float = LLAMA3_NODE_MTBF_HOURS
+        """Mean time between failures of one node (h)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()

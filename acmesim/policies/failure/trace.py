@@ -31,7 +31,9 @@ class TraceFailures(FailureModel):
         """Options of ``trace``: the CSV path and, optionally, the node MTBF it represents."""
 
         path: str = ""
+        """CSV file of the faults to inject (time, node, kind; see docs/failures.md)."""
         node_mtbf_hours: float | None = None
+        """Node MTBF the file represents, for checkpoint policies (h; null: unknown)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()

@@ -32,7 +32,9 @@ class WeibullFailures(FailureModel):
         """Options of ``weibull``: node MTBF and shape plus the shared failure options."""
 
         node_mtbf_hours: float = LLAMA3_NODE_MTBF_HOURS
+        """Mean time between failures of one node (h)."""
         shape: float = 0.7
+        """Weibull shape of the time between failures (< 1: failures cluster early)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()

@@ -38,11 +38,17 @@ class AutomaticOptions(ManualOptions):
     """Options of automatic recovery (the ``ManualOptions`` apply to escalated failures)."""
 
     hang_timeout_s: float = 300.0
+    """Heartbeat timeout that detects a hung job (s)."""
     nccl_test_round_s: float = 60.0
+    """Duration of one NCCL test round locating faulty nodes (s)."""
     nccl_test_rounds: int = 2
+    """NCCL test rounds per diagnosis."""
     log_diagnosis_s: float = 60.0
+    """Time to diagnose the failure from its logs (s)."""
     restart_min: float = 5.0
+    """Time to relaunch the job automatically (min)."""
     manual_fraction: float = 0.1
+    """Share of failures that still escalate to a person."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

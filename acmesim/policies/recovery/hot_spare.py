@@ -27,7 +27,9 @@ class HotSpareOptions(AutomaticOptions):
     """Options of hot-spare recovery: pool size and swap time, plus automatic's options."""
 
     spare_fraction: float = 0.05
+    """Share of the nodes held back as hot spares."""
     swap_min: float = 5.0
+    """Time to swap a spare in for a failed node (min)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -31,7 +31,9 @@ class BaseChoice:
     """Options every evaluation-replay scheduler has: which scheduler really decides."""
 
     base: str = "fifo"
+    """The scheduler that decides starts (any registered scheduler name)."""
     base_options: dict = dataclasses.field(default_factory=dict)
+    """Options of the base scheduler."""
 
     def __post_init__(self) -> None:
         name = SCHEDULERS.canonical(self.base)

@@ -63,10 +63,15 @@ class AcmeReservation(PreemptiveScheduler):
         """Quotas (type -> node share), priority classes (type -> class), borrowing types."""
 
         quotas: dict = dataclasses.field(default_factory=_default_quotas)
+        """job type -> share of the nodes reserved for it (guaranteed, reclaimed by preemption)."""
         priorities: dict = dataclasses.field(default_factory=_default_priorities)
+        """job type -> priority class (lower goes first)."""
         default_priority: int = 1
+        """Priority class of the types not in priorities."""
         borrowers: tuple[str, ...] = ("SFT", "MLLM", "Debug", "Other")
+        """Best-effort types: may use reserved nodes and are preempted to give them back."""
         preempt_depth: int = 8
+        """How many pending jobs may preempt per scheduling pass."""
 
         def __post_init__(self) -> None:
             shares = {str(k): float(v) for k, v in self.quotas.items()}

@@ -125,6 +125,7 @@ class EasyBackfill(Scheduler):
         """Run-time predictor for running jobs' ends and backfill candidates' lengths."""
 
         predictor: str = "oracle"
+        """Run-time predictor: oracle (recorded run time), user_history, type_history."""
 
     def __init__(self, config: Config | None = None) -> None:
         super().__init__(config or self.Config())

@@ -31,11 +31,17 @@ class EvalDecoupled(EvalReplayScheduler):
         """Base scheduler, the coordinator's switches (metrics always leave the GPU), GPUs."""
 
         decouple_loading: bool = True
+        """Load the model once per node instead of once per trial."""
         prior_packing: bool = True
+        """Split and merge datasets into balanced trials using per-dataset priors."""
         long_metrics_first: bool = True
+        """Start the trials whose metrics take longest first."""
         merge_below: float = cal.MERGE_BELOW
+        """Merge datasets under this share of the balanced per-GPU work into one trial."""
         min_trial_s: float = cal.MIN_TRIAL_S
+        """Never split a dataset into shards of less GPU work than this (s)."""
         request_gpus: int = 0
+        """GPUs per evaluation request (0: the GPUs of all its trace jobs together)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()

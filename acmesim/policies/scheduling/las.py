@@ -42,10 +42,15 @@ class LeastAttainedService(PreemptiveScheduler):
         """Queue thresholds (GPU-s), starvation guard, blocking and planner depth."""
 
         thresholds: tuple[float, ...] = (TIRESIAS_THRESHOLD,)
+        """Attained-service thresholds (GPU-s) between the priority queues."""
         starve_multiple: float = 2.0
+        """Promote a job that waited this many times its run so far (0: off)."""
         starve_time: float = 0.0
+        """Promote a job that waited this many seconds (0: off)."""
         head_of_line: bool = False
+        """true: a job that does not fit blocks the jobs behind it."""
         preempt_depth: int = 8
+        """How many pending jobs may preempt per scheduling pass."""
 
         def __post_init__(self) -> None:
             values = tuple(float(t) for t in self.thresholds)

@@ -29,7 +29,9 @@ class QuasiShortestServiceFirst(PriorityScheduler):
         """Which run-time predictor estimates durations, and whether the best job blocks."""
 
         predictor: str = "user_history"
+        """Run-time predictor: user_history, type_history, oracle."""
         head_of_line: bool = True
+        """true: the best job blocks the rest when it does not fit."""
 
     def key(self, job: JobInfo, view: SchedulerView) -> float:
         """Predicted remaining GPU time (GPU-s)."""

@@ -26,7 +26,9 @@ class ShortestJobFirst(PriorityScheduler):
         """Which run-time predictor ranks jobs, and whether the best job blocks the rest."""
 
         predictor: str = "oracle"
+        """Run-time predictor: oracle (recorded run time), user_history, type_history."""
         head_of_line: bool = True
+        """true: the shortest job blocks the rest when it does not fit."""
 
     def key(self, job: JobInfo, view: SchedulerView) -> float:
         """Estimated remaining run time (s)."""

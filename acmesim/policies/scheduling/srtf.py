@@ -29,8 +29,11 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """Predictor, head-of-line blocking, and how many pending jobs may preempt per pass."""
 
         predictor: str = "oracle"
+        """Run-time predictor: oracle (recorded run time), user_history, type_history."""
         head_of_line: bool = False
+        """true: the best job blocks the rest when it does not fit."""
         preempt_depth: int = 8
+        """How many pending jobs may preempt per scheduling pass."""
 
     def __init__(self, config: Config | None = None) -> None:
         super().__init__(config)

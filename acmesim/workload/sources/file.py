@@ -22,10 +22,15 @@ class FileTrace:
         """Where the file is and how to read it (the options of ``acmesim.load_trace``)."""
 
         path: str
+        """The trace file (a relative path is taken from the directory the command runs in)."""
         format: str = "auto"
+        """auto (detect from the header) or a format name: seren, kalos, philly, helios, pai, csv."""
         errors: Literal["raise", "drop"] = "raise"
+        """raise: stop at the first bad row; drop: skip bad rows and report how many and why."""
         gpu_only: bool = False
+        """Keep only the jobs that request GPUs."""
         format_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+        """Extra options of the format's reader (e.g. +trace.format_options.timezone=...)."""
         columns: CsvColumns = dataclasses.field(default_factory=CsvColumns)
         """format csv: the file column of each normalized field (trace.columns.gpu_num=...)"""
 

@@ -18,8 +18,11 @@ class SyntheticTrace:
         """Which cluster profile, how many days, which seed."""
 
         profile: str = "seren"
+        """Calibrated profile to generate: seren, kalos, taskdl, taskdl_philly, mix."""
         days: float = 7.0
+        """Days of submissions to generate."""
         seed: int = 0
+        """Seed of the generator (independent of the replay's seed)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config

@@ -1,0 +1,56 @@
+"""``acmesim replay --help``: one line of meaning per option, read from the plug-ins' Config."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from acmesim.core.field_docs import field_docs
+from acmesim.hydra_app import APP_SETTINGS, SETTING_HELP, help_text, load_registries
+from acmesim.hydra_app.help import OPTION_COLUMN, option_line
+
+
+def every_option():
+    for group, registry in load_registries().items():
+        for name in registry.names():
+            for field in dataclasses.fields(registry.config_class(name)):
+                yield group, name, registry.config_class(name), field.name
+
+
+@pytest.mark.parametrize(("group", "name", "schema", "key"), list(every_option()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_every_registered_option_documents_its_meaning(group, name, schema, key):
+    doc = field_docs(schema).get(key, "")
+    assert len(doc.split()) >= 3, f"{group}={name}: option {key!r} has no attribute docstring"
+
+
+def test_every_setting_has_a_meaning():
+    from acmesim.hydra_app import replay_settings
+
+    for key in [*replay_settings(), *APP_SETTINGS]:
+        assert SETTING_HELP.get(key), key
+
+
+def test_help_prints_each_option_with_its_meaning_on_its_line():
+    text = help_text(load_registries())
+    lines = text.splitlines()
+    quota = next(i for i, line in enumerate(lines) if "quotas={Pretrain:0.8}" in line)
+    assert "share of the nodes reserved" in lines[quota]
+    assert any(line.strip().startswith("interval_min=30.0") and "between checkpoints" in line
+               for line in lines)
+    assert any(line.startswith("  objective=null") and "sweeper" in line for line in lines)
+
+
+def test_an_inherited_option_takes_the_base_classes_docstring():
+    from acmesim.model.presets.acme import Seren
+
+    assert field_docs(Seren.Config)["nodes"] == "GPU nodes in the cluster."
+
+
+def test_a_long_key_puts_its_meaning_on_the_next_line_at_the_column():
+    short = option_line("seed=0", "the seed")
+    assert short == " " * 8 + "seed=0" + " " * (OPTION_COLUMN - 14) + "the seed"
+    long = option_line("a_very_long_option_name=1234567", "what it does")
+    assert long.splitlines() == [" " * 8 + "a_very_long_option_name=1234567",
+                                 " " * OPTION_COLUMN + "what it does"]
