@@ -97,6 +97,22 @@ def test_quiet_spells_take_their_share_and_no_group_arrives_in_them():
     assert not ((inside >= 0) & (times < spells[np.maximum(inside, 0), 1])).any()
 
 
+def test_a_window_wholly_inside_a_quiet_spell_still_gets_its_arrivals():
+    profile = get_profile("seren")
+    spells = np.array([[-3600, 50_000]], dtype=np.int64)  # covers all of [0, 43,200)
+    times = arrivals.group_times(np.random.default_rng(6), profile, 0, 0.0, 0, 43_200, 1.0,
+                                 spells, count=49)
+    assert len(times) == 49
+    assert times.min() >= 0 and times.max() < 43_200
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+def test_a_half_day_trace_generates_every_type(seed):
+    trace = generate_trace("seren", 0.5, seed)  # short enough to fall inside one quiet spell
+    assert len(trace) > 0
+    assert trace["type"].nunique() >= 4
+
+
 def test_quiet_spells_draw_from_their_own_stream():
     profile = get_profile("kalos")
     quiet = _Generator(profile, 10, 8).plan()[0]

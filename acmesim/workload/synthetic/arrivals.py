@@ -96,13 +96,16 @@ def group_times(rng: np.random.Generator, profile: WorkloadProfile, start_epoch:
     rhythm-modulated process without quiet spells, and the times are independent draws from the
     rate profile outside the ``quiet`` spells (segment by segment), i.e. the process conditioned
     on its count: the trace's volume matches the published one for every seed, and what the
-    quiet spells hold back arrives in the open time.
+    quiet spells hold back arrives in the open time. A window that lies wholly inside a quiet
+    spell (a short trace) has no open time, so its arrivals follow the rhythm alone.
     """
     if count is None:
         count = expected_arrivals(profile, start_epoch, rate_per_day, t0, t1, diurnal)
     lower, upper, open_ = _segments(t0, t1, quiet)
     full = (upper - lower) * rhythm(profile, lower + start_epoch, diurnal)
     mass = np.where(open_, full, 0.0)
+    if mass.sum() <= 0.0:  # the whole window is quiet: its volume still arrives, unsilenced
+        mass = full
     cumulative = np.concatenate([[0.0], np.cumsum(mass)])
     if cumulative[-1] <= 0.0:
         return np.zeros(0, dtype=np.int64)
