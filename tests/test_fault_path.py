@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from factories import by_id, cluster, frame, job
-from invariants import assert_utilization_matches_jobs
+from invariants import assert_faults_keep_coming, assert_utilization_matches_jobs
 
+from acmesim.core.errors import AcmesimError, ConfigError
 from acmesim.engine import simulate
 from acmesim.faults import FaultInjector
+from acmesim.metrics.utilization import CURVE_FIELDS, MAX_INTERVALS, utilization_table
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
@@ -66,3 +69,50 @@ def test_a_held_interruption_gives_its_gpus_to_the_queue_at_once(tmp_path, recov
     curve = result.curve.set_index("time")["busy_gpus"]
     assert curve.loc[50_000] == 4 and curve.loc[50_400] == 0
     assert_utilization_matches_jobs(result)
+
+
+# ---------------------------------------------------------------------------- D3
+def test_faults_keep_coming_while_every_job_waits_in_the_queue(tmp_path):
+    # one node, fault windows of 1,000 s. Window 0: a node failure at 100 s (repair 500 s)
+    # interrupts j0; automatic recovery waits 180 s (detection 0 + 60 log + 2 x 60 NCCL), so j0
+    # is back in the queue at 280 s while the node is down until 600 s. The window's last fault
+    # (400 s) finds nothing running, nothing held, nothing to arrive: only j0 queued.
+    faults = trace_model(tmp_path, [
+        "time,node,kind,detection_delay,repair_time",
+        "100,n0000,node_failure,0,500", "400,n0000,nccl_timeout,0,0",
+        "1500,n0000,node_failure,0,100"])
+    injector = FaultInjector(faults, CHECKPOINTS.create("none"),
+                             RECOVERIES.create("automatic", {"manual_fraction": 0.0}),
+                             window=1000.0)
+    result = simulate(frame([job(0, 1000, 8)]), cluster(1), setup=injector.attach, audit=True)
+    j0 = by_id(result.jobs)["j0"]
+    # j0 restarts at 600 s (300 s relaunch + 1,000 s of work, no checkpoint); window 1 still
+    # opens, and its fault at 1,500 s strikes j0 again: back in the queue at 1,680 s (the node
+    # is repaired at 1,600 s), then 300 + 1,000 s more
+    assert list(injector.failures_table()["time"]) == [100, 400, 1500]
+    assert (j0["failures"], j0["end_time"]) == (2, 1680 + 300 + 1000)
+    assert j0["recovery_wait"] == (600 - 100) + (1680 - 1500)
+    assert injector.windows == [(0.0, 1000.0), (1000.0, 2000.0), (2000.0, 3000.0)]
+    assert_faults_keep_coming(injector, result.summary["simulated_span"])
+    assert_utilization_matches_jobs(result)
+
+
+# ---------------------------------------------------------------------------- D10
+def test_nodes_down_for_ever_stop_the_run_with_a_clear_error_not_a_huge_allocation(tmp_path):
+    # every node fails at 0 s for 1e15 s: the job could start only after ~32 million years
+    faults = trace_model(tmp_path, ["time,node,kind,repair_time",
+                                    "0,n0000,node_failure,1e15", "0,n0001,node_failure,1e15"])
+    with pytest.raises(AcmesimError, match=r"100 x the trace's span.*1 job\(s\) have not ended"
+                                           r".*needs 1 of 2 nodes"):
+        replay([job(0, 1000, 8)], cluster(2), faults, "automatic", {"manual_fraction": 0.0})
+
+
+def test_a_utilization_table_too_long_to_hold_is_a_clear_error():
+    curve = {name: np.zeros(1, dtype=np.int64) for name in CURVE_FIELDS}
+    curve["time"] = np.zeros(1)
+    with pytest.raises(ConfigError, match=r"3\.17e\+07 years.*2\.78e\+11 rows.*"
+                                          r"utilization_interval=3600"):
+        utilization_table(curve, end=1e15, interval=3600.0, total_gpus=8)
+    with pytest.raises(ConfigError, match=f"more than {MAX_INTERVALS:,}"):
+        utilization_table(curve, end=3600.0 * (MAX_INTERVALS + 1), interval=3600.0,
+                          total_gpus=8)
