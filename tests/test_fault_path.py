@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from factories import by_id, cluster, frame, job
@@ -20,6 +22,7 @@ from acmesim.metrics.utilization import CURVE_FIELDS, MAX_INTERVALS, utilization
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
+from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
 
 PROMPT_PERSON = {"delay_sigma": 0.0, "work_start_hour": 0.0, "work_end_hour": 24.0}
 """A person who always answers with exactly the median delays: 30 min response + 60 min
@@ -116,3 +119,63 @@ def test_a_utilization_table_too_long_to_hold_is_a_clear_error():
     with pytest.raises(ConfigError, match=f"more than {MAX_INTERVALS:,}"):
         utilization_table(curve, end=3600.0 * (MAX_INTERVALS + 1), interval=3600.0,
                           total_gpus=8)
+
+
+# ---------------------------------------------------------------------------- cordon
+class CordonLeaf(AutomaticRecovery):
+    """Automatic recovery that cordons the whole leaf switch of a failed node."""
+
+    def cordon(self, failure):
+        return ((), "leaf00") if not failure.transient else ((), None)
+
+
+class CordonNothing(AutomaticRecovery):
+    """Automatic recovery that leaves every node in service."""
+
+    def cordon(self, failure):
+        return (), None
+
+
+class InconsistentPlan(AutomaticRecovery):
+    """A policy whose plans cordon something else than it applies."""
+
+    def plan(self, failure, job, now, rng, **kwargs):
+        return dataclasses.replace(super().plan(failure, job, now, rng, **kwargs),
+                                   cordon_nodes=("n0003",))
+
+
+def cordon_replay(policy, faults):
+    # j0 on n0000, j1 on n0001 (leaf00), j2 on n0002 (leaf01); a node failure on n0000 at 100 s
+    rows = [job(0, 1000, 8), job(0, 1000, 8), job(0, 400, 8)]
+    injector = FaultInjector(faults, CHECKPOINTS.create("none"), policy)
+    result = simulate(frame(rows), cluster(4, per_leaf=2), setup=injector.attach, audit=True)
+    return by_id(result.jobs), injector.failures_table().iloc[0]
+
+
+NODE_FAILURE = ["time,node,kind,detection_delay,repair_time", "100,n0000,node_failure,0,1000"]
+
+
+def test_the_nodes_a_policy_cordons_are_the_nodes_taken_out_of_service(tmp_path):
+    policy = CordonLeaf(AutomaticOptions(manual_fraction=0.0))
+    jobs, row = cordon_replay(policy, trace_model(tmp_path, NODE_FAILURE))
+    # the leaf goes down: j1 on n0001 is interrupted too; both wait 180 s, requeue at 280 s.
+    # n0003 is free: j0 restarts there (300 s relaunch + 1,000 s); j1 takes n0002 when j2 ends
+    assert (row["nodes"], row["nodes_down"], row["job_ids"]) == ("n0000", 2, "j0;j1")
+    assert (jobs["j0"]["nodes"], jobs["j0"]["end_time"]) == ("n0003", 280 + 300 + 1000)
+    assert (jobs["j1"]["nodes"], jobs["j1"]["end_time"]) == ("n0002", 400 + 300 + 1000)
+    assert jobs["j2"]["failures"] == 0
+
+
+def test_a_policy_that_cordons_nothing_keeps_the_node_in_service(tmp_path):
+    policy = CordonNothing(AutomaticOptions(manual_fraction=0.0))
+    jobs, row = cordon_replay(policy, trace_model(tmp_path, NODE_FAILURE))
+    # j0 is requeued (automatic needs a replacement after a hardware fault) and gets n0000 back
+    assert (row["nodes_down"], row["jobs_requeued"]) == (0, 1)
+    assert (jobs["j0"]["nodes"], jobs["j0"]["end_time"]) == ("n0000", 280 + 300 + 1000)
+    assert jobs["j1"]["failures"] == 0
+
+
+def test_a_plan_stating_another_cordon_than_its_policy_applies_is_refused(tmp_path):
+    policy = InconsistentPlan(AutomaticOptions(manual_fraction=0.0))
+    with pytest.raises(AcmesimError, match=r"planned cordon \('n0003',\).*takes \('n0000',\)"):
+        cordon_replay(policy, trace_model(tmp_path, NODE_FAILURE))

@@ -26,8 +26,10 @@ recovery policy's ``RecoveryPlan`` decides how it resumes (timeline in
   for ``wait`` seconds, then re-enters the pending queue and pays ``restart_overhead`` plus
   ``restore`` when the scheduler starts it again.
 
-Then the struck nodes leave service until repaired (``NodeLifecycle``), unless the fault is
-transient. Job-level failures are set when jobs arrive (``JobPreparer``).
+Then the nodes the recovery policy cordons (``RecoveryPolicy.cordon``: by default the faulty
+node or switch, nothing for a transient fault) leave service until repaired
+(``NodeLifecycle``); a job running on a cordoned node is interrupted and recovered too, and every
+plan must state that same cordon. Job-level failures are set when jobs arrive (``JobPreparer``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from acmesim.faults.nodes import NodeLifecycle
 from acmesim.faults.table import FailureLog, sources_fields
 from acmesim.model.topology import leaf_name
 from acmesim.reliability.events import ClusterInfo, FailureEvent
-from acmesim.reliability.recovery import RecoveryPolicy
+from acmesim.reliability.recovery import RecoveryPlan, RecoveryPolicy
 
 DAY = 86_400.0
 RUNAWAY_FACTOR = 100.0
@@ -159,19 +161,19 @@ class FaultInjector:
 
     # ------------------------------------------------------------------ one fault
     def _strike(self, fault: FailureEvent) -> None:
-        """Interrupt the jobs on the struck nodes, then take the nodes out of service."""
+        """Interrupt the jobs on the struck and cordoned nodes, then take the cordon down."""
         sim = self.sim
         nodes = self._struck_nodes(fault)
-        struck = set(nodes)
-        victims = sorted({j for node in nodes for j in sim.cluster.jobs_on_node[node]})
+        cordoned = self._cordoned_nodes(fault)
+        hit = dict.fromkeys(nodes + cordoned)
+        victims = sorted({j for node in hit for j in sim.cluster.jobs_on_node[node]})
         row = self.log.start(fault, [sim.cluster.topology.node_names[n] for n in nodes])
-        if not fault.transient:
-            self.nodes.withdraw_spares(nodes)
+        self.nodes.withdraw_spares(cordoned)
         for index in victims:
             job = sim.running[index]
-            self._recover(fault, job, struck, row)
-        if not fault.transient:
-            row.nodes_down = self.nodes.take_down(nodes, fault.detection_delay,
+            self._recover(fault, job, set(cordoned), row)
+        if cordoned:
+            row.nodes_down = self.nodes.take_down(cordoned, fault.detection_delay,
                                                   fault.repair_time)
         self._schedule_next()
 
@@ -182,13 +184,23 @@ class FaultInjector:
             return topology.nodes_under(fault.target)
         return [topology.node_index(fault.target)]
 
-    def _recover(self, fault: FailureEvent, job: Job, struck: set[int], row: Any) -> None:
+    def _cordoned_nodes(self, fault: FailureEvent) -> list[int]:
+        """Node indices the recovery policy takes out of service for ``fault``."""
+        topology = self.sim.cluster.topology
+        names, switch = self.recovery.cordon(fault)
+        nodes = [topology.node_index(name) for name in names]
+        if switch is not None:
+            nodes += topology.nodes_under(switch)
+        return list(dict.fromkeys(nodes))
+
+    def _recover(self, fault: FailureEvent, job: Job, cordoned: set[int], row: Any) -> None:
         """Roll ``job`` back to its persisted checkpoint and restart it per the recovery plan."""
         sim = self.sim
         own = [node for node, _ in job.grants]
-        lost = [node for node in own if node in struck]
+        lost = [node for node in own if node in cordoned]
         plan = self.recovery.plan(fault, job, sim.env.now, self.rng,
                                   spares_free=len(self.nodes.spares), nodes_lost=len(lost))
+        self._check_cordon(fault, plan)
         self._record_persisted_checkpoint(job)
         progress = sim.progress(job)
         checkpoint = self.preparer.plans.get(job.index)
@@ -197,12 +209,21 @@ class FaultInjector:
             sim.interrupt(job, requeue_after=plan.wait, overhead=overhead)
             row.jobs_requeued += 1
         else:
-            keep = [node for node in own if node not in struck or fault.transient]
+            keep = [node for node in own if node not in cordoned]
             spares = self.nodes.use_spares(plan.spare_nodes)
             allocation = tuple((node, job.per_node) for node in keep + spares)
             sim.relaunch(job, allocation, wait=plan.wait, overhead=overhead)
             row.spare_nodes_used += len(spares)
         row.hit(job, job.gpu_num * (progress - job.done_work))
+
+    def _check_cordon(self, fault: FailureEvent, plan: RecoveryPlan) -> None:
+        """Refuse a plan whose cordon is not the one its policy applies for ``fault``."""
+        applied = self.recovery.cordon(fault)
+        if (plan.cordon_nodes, plan.cordon_switch) != applied:
+            raise AcmesimError(
+                f"recovery policy {getattr(self.recovery, 'registry_name', '?')!r} planned "
+                f"cordon {plan.cordon_nodes}/{plan.cordon_switch} for a {fault.kind} at "
+                f"t={fault.time:g}s but its cordon() takes {applied[0]}/{applied[1]}")
 
     def _record_persisted_checkpoint(self, job: Job) -> None:
         """Mark the last checkpoint persisted by now in the job's current interval."""
