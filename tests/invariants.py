@@ -9,7 +9,8 @@ and raises ``AssertionError`` naming what disagrees:
 - ``assert_gpu_time_conserved``: held GPU time = (work + checkpoint stalls) + lost, job by job;
 - ``assert_utilization_matches_jobs``: ``utilization.csv`` GPU time = ``jobs.csv`` GPU time;
 - ``assert_faults_keep_coming``: the fault windows cover the whole run and every drawn fault
-  before the end struck; ``assert_trace_faults_struck`` checks it against the fault trace.
+  before the end struck; ``assert_trace_faults_struck`` checks it against the fault trace;
+- ``check_plans_happen``: each recovery plan is what the engine does right after its fault.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from acmesim.engine.job import HELD, PENDING, RUNNING
 from acmesim.model.health import NodeHealth
 
 IN_SERVICE = (NodeHealth.UP,)
@@ -93,3 +95,40 @@ def assert_trace_faults_struck(fault_times: Iterable[float], injector, end: floa
     expected = sorted(t for t in fault_times if t < end)
     struck = sorted(t for t in injector.failures_table()["time"] if t < end)
     assert struck == expected
+
+
+def check_plans_happen(policy, sim) -> None:
+    """Wrap ``policy.plan`` so each plan is checked against what the engine then does.
+
+    Right after the fault is handled (a callback at the same time, before the scheduling
+    pass): the plan's cordon is out of service (if the fault needs a repair), and the job was
+    requeued (held or pending) when the plan releases its nodes or needs new ones, else it runs
+    again at once on a full gang that avoids the cordon.
+    """
+    plan_of = policy.plan
+
+    def plan(failure, job, now, rng, **kwargs):
+        decided = plan_of(failure, job, now, rng, **kwargs)
+        failures = job.failures
+        sim.call_at(now, lambda: _check_plan(sim, failure, job, decided, failures + 1))
+        return decided
+    policy.plan = plan
+
+
+def _check_plan(sim, failure, job, plan, failures: int) -> None:
+    """One plan against the state right after its fault (skipped if the job was hit again)."""
+    if job.failures != failures:
+        return
+    topology = sim.cluster.topology
+    cordoned = {topology.node_index(name) for name in plan.cordon_nodes}
+    if plan.cordon_switch is not None:
+        cordoned.update(topology.nodes_under(plan.cordon_switch))
+    if failure.repair_time > 0:
+        for node in cordoned:
+            assert sim.cluster.health[node] in (NodeHealth.FAILED, NodeHealth.REPAIRING), node
+    if plan.release_nodes or plan.needs_new_nodes:
+        assert job.status in (HELD, PENDING) and job.index not in sim.running, job.status
+    else:
+        assert job.status == RUNNING, job.status
+        nodes = [node for node, _ in job.grants]
+        assert len(nodes) == job.nodes_needed and not cordoned & set(nodes), (nodes, cordoned)
