@@ -23,6 +23,7 @@ from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
+from acmesim.policies.scheduling.base import NOTHING, Scheduler
 
 PROMPT_PERSON = {"delay_sigma": 0.0, "work_start_hour": 0.0, "work_end_hour": 24.0}
 """A person who always answers with exactly the median delays: 30 min response + 60 min
@@ -98,6 +99,26 @@ def test_faults_keep_coming_while_every_job_waits_in_the_queue(tmp_path):
     assert injector.windows == [(0.0, 1000.0), (1000.0, 2000.0), (2000.0, 3000.0)]
     assert_faults_keep_coming(injector, result.summary["simulated_span"])
     assert_utilization_matches_jobs(result)
+
+
+class NeverStarts(Scheduler):
+    """A scheduler that never starts anything."""
+
+    registry_name = "never"
+
+    def schedule(self, view):
+        return NOTHING
+
+
+def test_jobs_no_scheduler_starts_still_end_the_run_with_the_engine_error(tmp_path):
+    # the fault stream must not keep a stuck run alive: faults at 10 s and 5,000 s (window 2)
+    faults = trace_model(tmp_path, ["time,node,kind,repair_time",
+                                    "10,n0000,node_failure,100", "5000,n0000,node_failure,100"])
+    injector = FaultInjector(faults, CHECKPOINTS.create("none"),
+                             RECOVERIES.create("automatic"), window=1000.0)
+    with pytest.raises(AcmesimError, match=r"1 job\(s\) still pending.*'never' never started"):
+        simulate(frame([job(0, 100, 8)]), cluster(1), NeverStarts(), setup=injector.attach)
+    assert len(injector.log) == 1 and len(injector.windows) == 1
 
 
 # ---------------------------------------------------------------------------- D10
