@@ -48,6 +48,20 @@ def test_rerun_with_the_same_config_and_seed_is_byte_identical(trace):
         assert Path("a", name).read_bytes() == Path("b", name).read_bytes(), name
 
 
+def test_rerun_under_failures_is_byte_identical(trace):
+    # node MTBF of an hour on 4 nodes for ~5 h of jobs: faults, holds, restarts and the
+    # automatic policy's random escalations to a person all come from the seed
+    args = (f"trace.path={trace.name}", "cluster=tiny", "seed=5", "failure=exponential",
+            "failure.node_mtbf_hours=1", "checkpoint=young", "recovery=automatic",
+            "recovery.manual_fraction=0.5")
+    assert replay(*args, "hydra.run.dir=a") == 0
+    assert replay(*args, "hydra.run.dir=b") == 0
+    assert len(pd.read_csv(Path("a", "failures.csv"))) > 0
+    assert pd.read_csv(Path("a", "jobs.csv"))["failures"].sum() > 0
+    for name in ("jobs.csv", "utilization.csv", "failures.csv"):
+        assert Path("a", name).read_bytes() == Path("b", name).read_bytes(), name
+
+
 def test_recorded_mode_reproduces_the_trace_start_times(trace):
     assert replay(f"trace.path={trace.name}", "cluster=tiny", "mode=recorded",
                   "hydra.run.dir=rec") == 0

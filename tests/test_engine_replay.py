@@ -74,7 +74,9 @@ def test_progress_callback_receives_fractions(tmp_path):
 
 
 def test_failure_and_checkpoint_groups_are_applied_not_ignored(tmp_path):
-    result = run_replay(config(failure=Choice("weibull", {"node_mtbf_hours": 0.05}),
+    # node MTBF 30 min: frequent faults, yet the 2-node jobs still find two nodes up (at 3 min,
+    # with day-long repairs, they never would: the run stops with the runaway error)
+    result = run_replay(config(failure=Choice("weibull", {"node_mtbf_hours": 0.5}),
                                checkpoint=Choice("young")), tmp_path, jobs=frame(ROWS))
     assert result.error is None
     assert result.summary["failure"] == "weibull" and result.summary["failure_events"] > 0

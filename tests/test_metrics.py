@@ -10,10 +10,14 @@ from factories import cluster, frame, job
 
 from acmesim.core.errors import ConfigError
 from acmesim.engine import simulate
+from acmesim.faults import FaultInjector
 from acmesim.metrics import docs
 from acmesim.metrics.schema import JOBS, SUMMARY, TABLES, UTILIZATION
 from acmesim.metrics.summary import summary_row
 from acmesim.metrics.utilization import integral, utilization_table
+from acmesim.policies.checkpoint import CHECKPOINTS
+from acmesim.policies.failure import FAILURES
+from acmesim.policies.recovery import RECOVERIES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
 
@@ -64,6 +68,24 @@ def test_utilization_of_a_run_matches_its_gpu_time():
     area = float(((util.interval_end - util.interval_start) * util.busy_gpus).sum())
     assert area == pytest.approx(result.summary["gpu_time"], rel=1e-12)
     assert list(result.jobs.columns) == JOBS.names
+
+
+@pytest.mark.parametrize("recovery", ["manual", "automatic", "hot_spare"])
+def test_utilization_of_a_run_with_failures_matches_its_gpu_time(tmp_path, recovery):
+    # a transient fault (manual: the job is held; automatic: it restarts in place) and a node
+    # failure (requeued, or swapped for a spare), each freeing GPUs at a time no job ends
+    faults = tmp_path / "faults.csv"
+    faults.write_text("time,node,kind,detection_delay,repair_time\n"
+                      "30,n0000,nccl_timeout,0,0\n70,n0001,node_failure,0,50\n")
+    injector = FaultInjector(FAILURES.create("trace", {"path": str(faults)}),
+                             CHECKPOINTS.create("none"), RECOVERIES.create(recovery))
+    rows = [job(0, 100, 8), job(10, 100, 4), job(20, 200, 8), job(60, 20, 2)]
+    result = simulate(frame(rows), cluster(3), "fifo", "consolidate", utilization_interval=30,
+                      setup=injector.attach, seed=1)
+    assert result.jobs["failures"].sum() >= 2
+    util = result.utilization
+    area = float(((util.interval_end - util.interval_start) * util.busy_gpus).sum())
+    assert area == pytest.approx(result.summary["gpu_time"], rel=1e-12)
 
 
 def test_summary_row_has_every_schema_column_and_rejects_unknown_ones():

@@ -33,6 +33,10 @@ class Clock(simpy.Environment):
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")
         heappush(self._queue, (time, priority, next(self._eid), event))
 
+    def pending(self) -> int:
+        """How many events are scheduled and not yet processed."""
+        return len(self._queue)
+
     def call_at(self, time: float, callback: Callable[[Event], Any], value: Any = None,
                 priority: int = NORMAL) -> Event:
         """Run ``callback(event)`` at absolute ``time``; ``event.value`` is ``value``."""

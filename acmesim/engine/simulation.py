@@ -309,12 +309,18 @@ class Simulation:
         self._finish(job, job.trace_state, job.run_time)
 
     def _close_interval(self, job: Job) -> float:
-        """Release the job's resources and account its running interval; returns its length."""
+        """Release the job's resources and account its running interval; returns its length.
+
+        This is the one path by which resources come free (a job ends, is preempted, or is
+        stopped by a failure, held or not), so it is where the pass that hands them to the queue
+        (and records the utilization step) is requested.
+        """
         now = self.env.now
         held = now - job.last_start
         pool = self.cluster if job.pool == "gpu" else self.cpu_pool
         pool.release(job.index, job.grants)
         del self.running[job.index]
+        self.request_pass()
         if job.pool == "gpu":
             self.busy_gpus -= job.gpu_num
         job.held_time += held
@@ -344,7 +350,6 @@ class Simulation:
         self.jobs.record(job, self.env.now, state, grants)
         if self._hooks["on_finish"]:
             self.scheduler.on_finish(job, self.view)
-        self.request_pass()
 
     def _stop(self, job: JobInfo, cause: str, requeue_after: float = 0.0,
               overhead: float | None = None) -> None:

@@ -10,6 +10,11 @@ from acmesim.metrics.collectors import StepRecorder
 from acmesim.metrics.schema import UTILIZATION
 
 CURVE_FIELDS = StepRecorder.FIELDS
+YEAR = 365.25 * 86_400.0
+MAX_INTERVALS = 10_000_000
+"""Most rows a utilization table may have (~1 GB of CSV); **chosen**: 1,141 years hourly,
+19 years by the minute. A run longer than that (nodes down for ~forever) is an error naming
+``utilization_interval``, not an allocation proportional to its span."""
 
 
 def integral(time: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -34,7 +39,14 @@ def utilization_table(curve: dict[str, np.ndarray], end: float, interval: float,
     if end <= 0:
         return pd.DataFrame({c.name: pd.Series(dtype=_dtype(c.kind))
                              for c in UTILIZATION.columns})
-    count = int(np.ceil(end / interval))
+    rows = float(np.ceil(end / interval))
+    if not rows <= MAX_INTERVALS:
+        raise ConfigError(
+            f"the run lasted {end:.6g} s ({end / YEAR:.3g} years): utilization.csv would need "
+            f"{rows:.3g} rows of utilization_interval={interval:g} s, more than "
+            f"{MAX_INTERVALS:,}; raise utilization_interval (or check the repair times and "
+            f"capacity that kept jobs waiting so long)")
+    count = int(rows)
     edges = np.minimum(np.arange(count + 1, dtype=np.float64) * interval, end)
     widths = np.diff(edges)
     table = {"interval_start": edges[:-1], "interval_end": edges[1:]}

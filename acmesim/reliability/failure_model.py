@@ -12,6 +12,10 @@ A failure model answers three questions:
 - ``job_mtbf(gpus, nodes)`` → the MTBF in seconds a job of that size sees (for checkpoint
   policies), or None when the model cannot say.
 
+Optionally, ``window_events(cluster, start, end, rng)`` → the faults over ``[start, end)``, for
+runs that outlast the first window (``acmesim.faults.injector``); without it the injector keeps
+the faults at or after ``start`` of ``events(cluster, end, rng)``.
+
 ``trace_outcomes`` states where job failures come from, so that nothing is counted twice:
 
 - ``replay`` (default): recorded FAILED/TIMEOUT/NODE_FAIL outcomes end jobs where the trace says;
@@ -129,6 +133,15 @@ class FailureModel:
             self._event(cluster, times[i], nodes[i], draws, i, int(gpus[i])) for i in order
         ]
         return iter(events)
+
+    def window_events(
+        self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
+    ) -> Iterator[FailureEvent]:
+        """Hardware faults over ``[start, end)``: the renewal processes started afresh at
+        ``start`` (exact for memoryless faults; a fresh sample for Weibull renewals). Costs the
+        faults of the window only, however late it starts."""
+        for event in self.events(cluster, end - start, rng):
+            yield dataclasses.replace(event, time=start + event.time)
 
     def job_software_failure(self, job: Any, rng: np.random.Generator) -> JobFailure | None:
         """The job's own failure (seconds of run time after start), or None.

@@ -12,6 +12,8 @@ on it). Timeline of one interruption as the engine should play it:
    checkpoint;
 4. ``plan.cordon_nodes`` (or every node under ``plan.cordon_switch``) stay out of service until
    ``failure.repair_time`` has passed; ``plan.spare_nodes`` spares were swapped in for them.
+   The cordon is the policy's ``cordon(failure)``, the same for every job the failure hits (and
+   applied when it hits none); a job running on a cordoned node is hit too.
 
 Job-level failures (script/framework errors) end the job: they are not recovered by these
 policies. Options shared by the three policies are in ``ManualOptions`` (a person's response,
@@ -124,6 +126,13 @@ class RecoveryPolicy:
         """
         raise NotImplementedError
 
+    def cordon(self, failure: FailureEvent) -> tuple[tuple[str, ...], str | None]:
+        """Nodes and switch ``failure`` takes out of service until repaired (by default the
+        faulty component, nothing for a transient fault; see ``cordon``). The engine takes out
+        exactly these, with or without a job on them, and every plan for this failure states
+        the same (``RecoveryPlan.cordon_nodes``, ``cordon_switch``)."""
+        return cordon(failure)
+
     def reserved_nodes(self, num_nodes: int) -> int:
         """Nodes the engine must hold back from scheduling as spares (0 by default)."""
         return 0
@@ -150,7 +159,7 @@ class RecoveryPolicy:
                               draws.diagnosis)
         wait = noticed_at + off_hours + response + diagnosis
         return RecoveryPlan(
-            wait, config.manual_restart_min * MINUTE, *cordon(failure),
+            wait, config.manual_restart_min * MINUTE, *self.cordon(failure),
             needs_new_nodes=True, release_nodes=True, manual=True,
         )
 

@@ -62,6 +62,12 @@ class TraceFailures(FailureModel):
         ]
         return iter(events)
 
+    def window_events(
+        self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
+    ) -> Iterator[FailureEvent]:
+        """The trace's faults in ``[start, end)`` (the trace's own times, not restarted)."""
+        return (e for e in self.events(cluster, end, rng) if e.time >= start)
+
     def job_mtbf(self, gpus: int, nodes: int) -> float | None:
         """From ``node_mtbf_hours`` when given; otherwise unknown (None)."""
         if self.config.node_mtbf_hours is None:

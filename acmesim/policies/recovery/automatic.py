@@ -29,7 +29,6 @@ from acmesim.reliability.recovery import (
     ManualOptions,
     RecoveryPlan,
     RecoveryPolicy,
-    cordon,
 )
 
 
@@ -95,6 +94,6 @@ class AutomaticRecovery(RecoveryPolicy):
     def automatic_plan(self, failure: FailureEvent, diagnosed: float) -> RecoveryPlan:
         """Keep the healthy nodes, cordon the faulty component, replace what was lost."""
         return RecoveryPlan(
-            diagnosed, self.config.restart_min * MINUTE, *cordon(failure),
+            diagnosed, self.config.restart_min * MINUTE, *self.cordon(failure),
             needs_new_nodes=not failure.transient, release_nodes=False,
         )
