@@ -232,3 +232,59 @@ def test_result_files_carry_no_wall_clock(trace):
                  and not pd.isna(summaries[0].loc[0, column])}
     assert differing <= {"wall_time", "events_per_second"}  # the documented timing fields
     assert summaries[0].loc[0, "wall_time"] > 0
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("force=maybe", "force must be true or false, got 'maybe'"),
+    ("seed=-1", "seed must be a non-negative integer, got -1"),
+    ("utilization_interval=0", "utilization_interval must be > 0"),
+    ("cluster.nodes=0", "cluster 'tiny': nodes must be an integer >= 1, got 0"),
+])
+def test_a_bad_value_stops_before_a_run_directory_is_made(trace, capsys, value, expected):
+    assert replay(trace, value, "hydra.run.dir=new") == 1
+    err = capsys.readouterr().err
+    assert expected in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not Path("new").exists()
+
+
+@pytest.mark.parametrize("args", [["trace=synthetic", "trace.days=0"],
+                                  ["-m", "trace=synthetic", "trace.days=1,0"]])
+def test_a_bad_trace_option_stops_before_a_run_or_sweep_directory(tmp_path, monkeypatch,
+                                                                 capsys, args):
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", *args, "hydra.run.dir=new", "hydra.sweep.dir=new"]) == 1
+    err = capsys.readouterr().err
+    assert "trace 'synthetic': days must be in (0, 3660], got 0" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not Path("new").exists()
+
+
+def test_force_maybe_leaves_a_complete_run_alone(trace, capsys):
+    assert replay(trace, "hydra.run.dir=D") == 0
+    before = {name: (Path("D") / name).read_bytes() for name in RESULTS}
+    assert replay(trace, "force=maybe", "hydra.run.dir=D") == 1  # was taken as force=true
+    assert "force must be true or false" in capsys.readouterr().err
+    assert before == {name: (Path("D") / name).read_bytes() for name in RESULTS}
+    assert read_run(Path("D")).status == COMPLETE
+
+
+@pytest.mark.parametrize("key", ["hydra.run.dir", "hydra.sweep.dir"])
+def test_an_output_directory_that_is_a_file_is_a_one_line_error(trace, capsys, key):
+    Path("taken").write_text("a file\n")
+    sweep = ["-m"] if key == "hydra.sweep.dir" else []
+    for target in ("taken", "taken/run"):
+        assert replay(trace, *sweep, f"{key}={target}") == 1
+        err = capsys.readouterr().err
+        assert f"{key}={target}: taken is a file, not a directory" in err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert Path("taken").read_text() == "a file\n"
+
+
+def test_synth_into_an_existing_directory_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("traces").mkdir()
+    assert main(["synth", "--profile", "seren", "--days", "1", "--out", "traces"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write traces: it is a directory" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(Path("traces").iterdir()) == []

@@ -27,6 +27,9 @@ APP_SETTINGS: dict[str, str] = {
 }
 """Top-level keys of the command itself (not part of ``ReplayConfig``)."""
 
+APP_SETTING_TYPES: dict[str, type] = {"force": bool}
+"""The type each of ``APP_SETTINGS`` must have (``force=maybe`` is rejected, not taken as true)."""
+
 SETTING_HELP: dict[str, str] = {
     "mode": "recorded (start jobs when the trace did) or scheduled (the scheduler decides)",
     "seed": "seed of every random stream; same config and seed => same files",

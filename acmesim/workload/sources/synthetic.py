@@ -22,6 +22,9 @@ class SyntheticTrace:
         seed: int = 0
 
     def __init__(self, config: Config) -> None:
+        from acmesim.workload.synthetic.generate import check_arguments
+
+        check_arguments(config.profile, config.days, config.seed)  # fail before anything runs
         self.config = config
 
     def load(self) -> pd.DataFrame:
