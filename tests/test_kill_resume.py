@@ -3,7 +3,7 @@
 A sweep of two runs is started in a separate process into a sweep directory that holds the
 finished runs of another configuration, and killed with SIGKILL at a moment drawn from a seeded
 stream: a milestone of the sweep (one of its runs has begun, or has written one of its files)
-plus a random delay of up to 50 ms, so the kills land while the runs simulate and write. What
+plus a random delay of up to 10 ms, so the kills land while the runs simulate and write. What
 the kill leaves must never be taken as a complete run of the killed configuration, and rerunning
 the sweep must give files byte-identical to an uninterrupted sweep. The configurations alternate
 so every kill lands in a directory holding a finished run of the other one (issue 12, D1).
@@ -25,7 +25,7 @@ import yaml
 from acmesim.cli import main
 from acmesim.rundirs import COMPLETE, read_run
 
-COMMON = ("trace=synthetic", "trace.days=0.25", "trace.seed=1,2", "cluster=small",
+COMMON = ("trace=synthetic", "trace.days=0.1", "trace.seed=1,2", "cluster=small",
           "oversize_jobs=skip", "progress=false")
 SCHEDULERS = ("fifo", "sjf")
 FILES = ("config.yaml", "jobs.csv", "failures.csv", "utilization.csv")
@@ -82,7 +82,7 @@ def test_sigkill_at_random_moments_is_never_taken_as_complete(tmp_path, monkeypa
     assert reference["fifo"] != reference["sjf"]
     rng = np.random.default_rng(20240612)
     chosen = rng.choice(len(MILESTONES), KILLS, replace=False)
-    moments = [(MILESTONES[i], rng.uniform(0.0, 0.05)) for i in chosen]
+    moments = [(MILESTONES[i], rng.uniform(0.0, 0.01)) for i in chosen]
     for number, (milestone, delay) in enumerate(moments):
         target = SCHEDULERS[(number + 1) % 2]
         process = subprocess.Popen([sys.executable, "-m", "acmesim.cli",
