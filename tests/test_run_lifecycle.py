@@ -57,11 +57,14 @@ def die_while_writing(monkeypatch, file_name: str, error: BaseException) -> None
 
 
 def interrupted(call) -> int | str:
-    """The exit code of ``call()``, or ``"died"`` when the process would have died."""
+    """The exit code of ``call()``; ``"died"`` when the process would have died, ``"escaped"``
+    when a KeyboardInterrupt left the command (a traceback and no exit code of its own)."""
     try:
         return call()
     except Killed:
         return "died"
+    except KeyboardInterrupt:
+        return "escaped"
 
 
 def comparable(run: Path) -> dict[str, bytes]:
@@ -190,7 +193,8 @@ def test_rerun_skips_a_complete_run_unless_forced(trace, monkeypatch, capsys):
     assert "skipped" not in capsys.readouterr().out
     with monkeypatch.context() as patch:
         interrupt_the_simulation(patch)
-        assert replay(trace, "seed=4", "force=true", "hydra.run.dir=out") == 130
+        assert interrupted(lambda: replay(trace, "seed=4", "force=true",
+                                          "hydra.run.dir=out")) == 130
     assert replay(trace, "seed=4", "hydra.run.dir=out") == 0  # the interrupted one is redone
     assert "skipped" not in capsys.readouterr().out
     assert replay(trace, "seed=4", "hydra.run.dir=out") == 0
@@ -211,7 +215,7 @@ def test_rerunning_a_sweep_skips_only_its_complete_runs(trace, monkeypatch, caps
 
     with monkeypatch.context() as patch:  # Ctrl-C during the forced rerun of the second run
         patch.setattr(engine_replay, "simulate", ctrl_c_on_seed_2)
-        assert replay(trace, *sweep, "force=true") == 130
+        assert interrupted(lambda: replay(trace, *sweep, "force=true")) == 130
     assert collect(Path("S"))["status"].tolist() == [COMPLETE, "failed"]
     capsys.readouterr()
     assert replay(trace, *sweep) == 0
