@@ -1,7 +1,9 @@
 """The single ``acmesim`` entry point: dispatches to one module per subcommand.
 
 Each subcommand lives in ``acmesim/commands/<name>.py`` and exposes ``main(argv) -> int``; this
-module only routes, so ``replay`` can hand its arguments to Hydra untouched.
+module only routes, so ``replay`` can hand its arguments to Hydra untouched. Ctrl-C (SIGINT) and
+SIGTERM stop a command with one line on stderr and exit code 130 or 143 (``128 + signal``); a
+replay they stop records the interruption in its summary and is not marked complete.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 
 from acmesim import __version__
 from acmesim.core.errors import AcmesimError
+from acmesim.core.interrupts import describe, exit_code, signals_as_interrupts
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("acmesim.commands.replay", "replay a trace on a modeled cluster (Hydra overrides)"),
@@ -76,12 +79,17 @@ def _dispatch(args: list[str]) -> int:
         print(f"acmesim: unknown command {name!r}; valid commands: {', '.join(COMMANDS)}",
               file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
     try:
-        return int(module.main(rest) or 0)
+        with signals_as_interrupts():
+            module = importlib.import_module(COMMANDS[name][0])
+            return int(module.main(rest) or 0)
     except AcmesimError as exc:
         print(f"acmesim {name}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as exc:
+        print(f"acmesim {name}: {describe(exc)}; stopped (an unfinished run is never taken as "
+              f"complete: run the same command again to redo it)", file=sys.stderr)
+        return exit_code(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

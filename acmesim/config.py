@@ -7,8 +7,11 @@ dataclass declares. Validation happens in the registries (``acmesim.core.registr
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Mapping
 from typing import Any, Literal
+
+from acmesim.core.errors import ConfigError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,3 +40,12 @@ class ReplayConfig:
     utilization_interval: float = 3600.0
     progress: bool = True
     run_id: str = ""
+
+    def __post_init__(self) -> None:
+        """Reject settings no replay can run with, before anything runs."""
+        if (not isinstance(self.seed, numbers.Integral) or isinstance(self.seed, bool)
+                or self.seed < 0):
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not self.utilization_interval > 0:
+            raise ConfigError(f"utilization_interval must be > 0 seconds, "
+                              f"got {self.utilization_interval!r}")

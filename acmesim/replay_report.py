@@ -11,60 +11,34 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
+from acmesim.completion import begin_run, incomplete_reason
 from acmesim.config import ReplayConfig
 from acmesim.core.atomic import atomic_write_csv
 from acmesim.core.errors import AcmesimError
-from acmesim.rundirs import COMPLETE, SUMMARY_FILE, read_run
-
-CONFIG_FILE = "config.yaml"
-IGNORED_FOR_SKIP = ("progress", "run_id")
-"""ReplayConfig fields that do not change a run's results."""
-
-
-def config_record(config: ReplayConfig) -> dict[str, Any]:
-    """``config`` as the engine records it in config.yaml, minus display-only fields."""
-    from acmesim.engine.replay import config_data
-
-    record = _plain(config_data(config))
-    for key in IGNORED_FOR_SKIP:
-        record.pop(key, None)
-    return record
-
-
-def _plain(value: Any) -> Any:
-    """Mappings, tuples and lists as plain dicts and lists (YAML-comparable)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def recorded_config(run_dir: Path) -> dict[str, Any] | None:
-    """The configuration a previous replay recorded in ``run_dir/config.yaml``, if readable."""
-    path = Path(run_dir) / CONFIG_FILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    for key in IGNORED_FOR_SKIP:
-        data.pop(key, None)
-    return _plain(data)
+from acmesim.rundirs import COMPLETE, RESULT_FILES, SUMMARY_FILE, read_run
 
 
 def is_complete(run_dir: Path, config: ReplayConfig) -> bool:
-    """True when ``run_dir`` holds an error-free result of exactly this configuration."""
+    """True when ``run_dir`` holds a finished, error-free result of exactly this configuration.
+
+    Finished means its completion record (written last) matches ``config`` and vouches for
+    every file the run wrote (``acmesim.completion``).
+    """
+    from acmesim.engine.replay import config_data
+
     if read_run(run_dir).status != COMPLETE:
         return False
-    return recorded_config(run_dir) == config_record(config)
+    return incomplete_reason(run_dir, config_data(config)) is None
 
 
 def write_failure_summary(run_dir: Path, error: str) -> None:
-    """Record a run that failed before the engine could write its own summary."""
+    """Record a run that failed before the engine could write its own summary.
+
+    The files of an earlier run in ``run_dir`` are removed first (as the engine does), so the
+    error never sits next to another configuration's results.
+    """
+    begin_run(Path(run_dir), RESULT_FILES)
     atomic_write_csv(Path(run_dir) / SUMMARY_FILE, pd.DataFrame({"error": [error]}))
 
 

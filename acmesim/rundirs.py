@@ -1,8 +1,11 @@
 """Run and sweep directories: finding runs, reading their summary and overrides, their status.
 
 A run directory holds ``summary.csv`` (one row, with an ``error`` column that is empty on
-success) next to the other result tables, and, when Hydra made it, ``.hydra/overrides.yaml``
-(the command-line overrides of that run). A sweep directory holds one run directory per job.
+success) next to the other result tables, the completion record ``complete.json`` written last
+(``acmesim.completion``), and, when Hydra made it, ``.hydra/overrides.yaml`` (the command-line
+overrides of that run). A sweep directory holds one run directory per job. A run is complete
+only when its summary has no error and its completion record vouches for every file; a summary
+without a valid record (an interrupted run, or files changed since) counts as crashed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from acmesim.completion import incomplete_reason
+from acmesim.metrics.schema import TABLES
+
 SUMMARY_FILE = "summary.csv"
+CONFIG_FILE = "config.yaml"
+RESULT_FILES: tuple[str, ...] = (CONFIG_FILE, *(schema.file_name for schema in TABLES))
+"""Every file a replay may write into its run directory (and so removes before it starts)."""
 OVERRIDES_FILE = Path(".hydra") / "overrides.yaml"
 NO_SUMMARY = "no summary.csv: the run stopped before writing its results"
 
@@ -91,7 +100,12 @@ def read_run(run_dir: Path) -> RunRecord:
     if summary is None:
         return RunRecord(run_dir, overrides, None, CRASHED, NO_SUMMARY)
     error = str(summary.get("error") or "")
-    return RunRecord(run_dir, overrides, summary, FAILED if error else COMPLETE, error)
+    if error:
+        return RunRecord(run_dir, overrides, summary, FAILED, error)
+    reason = incomplete_reason(run_dir)
+    if reason:
+        return RunRecord(run_dir, overrides, summary, CRASHED, reason)
+    return RunRecord(run_dir, overrides, summary, COMPLETE, "")
 
 
 def sweep_report(sweep_dir: Path) -> tuple[str, int]:

@@ -1,7 +1,10 @@
 """Small stand-ins for the engine and the plug-in registries, used only by the CLI tests.
 
-They let the command-line layer (Hydra composition, overrides, errors, skip logic, collect and
-plot) be tested in isolation and fast; the real engine is exercised by the integration tests.
+They let the command-line layer (Hydra composition, overrides, errors, collect and plot) be
+tested in isolation and fast; the stand-in engine keeps the real engine's run-directory contract
+(``acmesim.completion``: invalidate first, completion record last). Skipping, resuming and
+interruptions are tested against the real engine (``test_run_lifecycle.py``,
+``test_kill_resume.py``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import pandas as pd
 import yaml
 
 from acmesim import hydra_app
+from acmesim.completion import begin_run, mark_complete
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text
 from acmesim.core.registry import Registry
 from acmesim.core.rng import RngStreams
+from acmesim.rundirs import RESULT_FILES
 from acmesim.workload.sources import TRACES
 
 
@@ -77,6 +82,7 @@ TYPES = ("Pretrain", "Eval", "SFT")
 def fake_run_replay(config, run_dir, *, jobs=None, progress=None):
     """Write small deterministic result tables depending on the seed and the scheduler."""
     fake_run_replay.calls.append((config, run_dir))
+    begin_run(run_dir, RESULT_FILES)
     if progress is not None:
         progress(0.5, 6)
     if config.seed == 13:
@@ -108,6 +114,9 @@ def fake_run_replay(config, run_dir, *, jobs=None, progress=None):
     atomic_write_csv(run_dir / "utilization.csv", util)
     atomic_write_csv(run_dir / "summary.csv", pd.DataFrame([summary]))
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(fake_config_data(config)))
+    mark_complete(run_dir, fake_config_data(config),
+                  [run_dir / name for name in ("jobs.csv", "utilization.csv", "summary.csv",
+                                               "config.yaml")])
     return types.SimpleNamespace(summary=summary, paths={}, error=None)
 
 

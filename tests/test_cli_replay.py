@@ -134,16 +134,6 @@ def test_help_lists_every_registered_option(standins, capsys, monkeypatch):
     assert replay("scheduler=brand_new", "hydra.run.dir=out") == 0
 
 
-def test_rerun_skips_a_complete_run_unless_forced(standins, capsys):
-    assert replay("seed=3", "hydra.run.dir=out") == 0
-    assert replay("seed=3", "hydra.run.dir=out") == 0
-    assert len(standins) == 1
-    assert "skipped" in capsys.readouterr().out
-    assert replay("seed=4", "hydra.run.dir=out") == 0  # other config: not skipped
-    assert replay("seed=4", "force=true", "hydra.run.dir=out") == 0
-    assert len(standins) == 3
-
-
 def test_failed_run_is_not_skipped_and_exits_nonzero(standins, capsys):
     assert replay("seed=13", "hydra.run.dir=out") == 1
     assert "unlucky seed" in capsys.readouterr().err
@@ -151,8 +141,5 @@ def test_failed_run_is_not_skipped_and_exits_nonzero(standins, capsys):
     assert len(standins) == 2
 
 
-def test_result_files_carry_no_wall_clock(standins):
-    assert replay("seed=5", "hydra.run.dir=a") == 0
-    assert replay("seed=5", "hydra.run.dir=b") == 0
-    for name in ("summary.csv", "config.yaml"):
-        assert Path("a", name).read_bytes() == Path("b", name).read_bytes()
+# Skipping complete runs, and the wall clock in result files, are tested against the real
+# engine (which writes wall_time and can be interrupted) in test_run_lifecycle.py.

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 import yaml
+from disk_full import disk_full
 from factories import frame, job
 
 from acmesim.config import Choice, ReplayConfig
 from acmesim.engine import run_replay
 from acmesim.metrics.schema import JOBS, SUMMARY, UTILIZATION
 from acmesim.policies.placement import PLACEMENTS
+from acmesim.rundirs import COMPLETE, read_run
 
 ROWS = [job(t * 7 % 300, 30 + t % 50, [1, 2, 4, 8, 16][t % 5], 2 if t % 5 == 4 else 1,
             type=["Eval", "SFT", "Pretrain"][t % 3]) for t in range(60)]
@@ -41,9 +44,29 @@ def test_same_config_gives_byte_identical_tables(tmp_path):
         a, b = tmp_path / f"{mode}a", tmp_path / f"{mode}b"
         run_replay(config(mode=mode), a, jobs=frame(ROWS))
         run_replay(config(mode=mode), b, jobs=frame(ROWS))
-        for name in ("jobs.csv", "utilization.csv", "config.yaml"):
+        for name in ("jobs.csv", "failures.csv", "utilization.csv", "config.yaml"):
             assert (a / name).read_bytes() == (b / name).read_bytes()
-        assert (a / "summary.csv").read_bytes() != b""
+        summaries = [pd.read_csv(d / "summary.csv", keep_default_na=False) for d in (a, b)]
+        timing = ["wall_time", "events_per_second"]  # the only machine-dependent fields
+        assert summaries[0].drop(columns=timing).equals(summaries[1].drop(columns=timing))
+        assert summaries[0].loc[0, "simulated_jobs"] == len(ROWS)
+
+
+@pytest.mark.parametrize("table", ["jobs.csv", "utilization.csv", "summary.csv"])
+def test_a_write_failing_half_way_leaves_no_partial_table(tmp_path, monkeypatch, table):
+    assert run_replay(config(), tmp_path, jobs=frame(ROWS)).error is None
+    with monkeypatch.context() as patch:
+        disk_full(patch, {table})
+        try:
+            result = run_replay(config(), tmp_path, jobs=frame(ROWS))
+        except OSError:  # the summary itself could not be written
+            result = None
+    if result is not None:
+        assert "No space left" in result.error
+    target = tmp_path / table
+    assert not target.exists() or target.read_bytes().count(b"\n") > 1  # never 25 bytes
+    assert not list(tmp_path.glob(".*.tmp"))
+    assert read_run(tmp_path).status != COMPLETE
 
 
 def test_failed_run_still_writes_its_summary_and_no_stale_tables(tmp_path):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from disk_full import disk_full
 
 from acmesim.core.errors import AcmesimError
 from acmesim.workload.formats import KALOS, SEREN, write_acme_csv
@@ -137,6 +138,22 @@ def test_writer_failure_leaves_no_file(tmp_path):
     with pytest.raises(AcmesimError, match="unknown Acme cluster 'mars'"):
         write_acme_csv(seren_jobs(), out, "mars")  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_that_fails_half_way_keeps_the_previous_file(tmp_path, monkeypatch):
+    out = tmp_path / "s.csv"
+    write_acme_csv(seren_jobs(), out, "seren")
+    before = out.read_bytes()
+    changed = seren_jobs()
+    changed.loc[0, "user"] = "u0001"
+    with monkeypatch.context() as patch:
+        disk_full(patch, {"s.csv"})
+        with pytest.raises(OSError, match="No space left"):
+            write_acme_csv(changed, out, "seren")
+    assert out.read_bytes() == before  # a non-atomic writer leaves 25 bytes here
+    assert list(tmp_path.iterdir()) == [out]  # and no partial temporary file
+    write_acme_csv(changed, out, "seren")
+    assert out.read_bytes() != before and load_trace(out)["user"].tolist()[0] == "u0001"
 
 
 def test_empty_table_writes_only_the_header(tmp_path):

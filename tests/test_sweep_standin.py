@@ -35,13 +35,8 @@ def test_multirun_runs_every_combination_in_its_own_directory(standins, capsys):
     assert "acmesim collect" in out
 
 
-def test_rerunning_a_sweep_skips_complete_runs(standins, capsys):
-    assert sweep("seed=1,2") == 0
-    assert sweep("seed=1,2") == 0
-    assert len(standins) == 2
-    assert capsys.readouterr().out.count("skipped") == 2
-    assert sweep("seed=1,2", "force=true") == 0
-    assert len(standins) == 4
+# Re-running a sweep into the same directory is tested against the real engine, with
+# interrupted runs, in test_run_lifecycle.py and test_kill_resume.py.
 
 
 def test_a_failed_run_makes_the_sweep_exit_nonzero(standins, capsys):

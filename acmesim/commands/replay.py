@@ -92,7 +92,8 @@ def replay_task(cfg: DictConfig) -> int:
             cfg, hydra_app.load_registries(), run_id=run_id_of(hydra_cfg)
         )
         config = with_absolute_paths(config, Path(hydra_cfg.runtime.cwd))
-        if not cfg.get("force", False) and is_complete(run_dir, config):
+        force = hydra_app.check_setting("force", cfg.get("force", False), bool)
+        if not force and is_complete(run_dir, config):
             print(f"{run_dir}: already complete for this config, skipped (force=true reruns)")
             return 0
         return _run(config, run_dir, sweeping)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from acmesim.core.atomic import check_output_path
 from acmesim.core.errors import ConfigError
 from acmesim.workload.formats import write_acme_csv
 from acmesim.workload.synthetic import generate_trace, get_profile, profile_names
@@ -36,6 +37,7 @@ def main(argv: list[str]) -> int:
     profile = get_profile(args.profile)
     if args.seed < 0:
         raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")
+    check_output_path(args.out)  # before generating: fail at once on a directory
     jobs = generate_trace(profile.name, args.days, args.seed)
     if "workload" in jobs.columns:  # task-DL and mixed traces keep their task columns
         write_task_trace(jobs, args.out)

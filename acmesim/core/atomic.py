@@ -11,6 +11,30 @@ from typing import IO
 
 import pandas as pd
 
+from acmesim.core.errors import AcmesimError
+
+
+class OutputPathError(AcmesimError):
+    """A file cannot be written where it was asked for (a directory there, or a file above)."""
+
+
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a ``Path`` if a file can be written there; else ``OutputPathError``.
+
+    The path must not be an existing directory, and its nearest existing ancestor must be a
+    directory (not a file).
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputPathError(f"cannot write {target}: it is a directory; give a file path")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputPathError(f"cannot write {target}: {parent} is a file, "
+                                      f"not a directory")
+            break
+    return target
+
 
 def _current_umask() -> int:
     """The process umask (read by setting and restoring it)."""
@@ -22,7 +46,7 @@ def _current_umask() -> int:
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iterator[IO]:
     """Open a temporary sibling of ``path``; on success rename it over ``path``, else delete it."""
-    target = Path(path)
+    target = check_output_path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -5,8 +5,11 @@ Writes ``config.yaml`` (the configuration after all overrides), ``jobs.csv``,
 e.g. ``eval_requests.csv``), each atomically. The failure,
 checkpoint and recovery choices are applied by ``acmesim.faults`` (the defaults inject nothing,
 so a plain replay is the trace as recorded). Any error is caught and reported in
-``summary.csv`` (and in ``RunResult.error``); result tables of an earlier run in the same
-directory are removed first, so a failed run never leaves stale tables next to its summary.
+``summary.csv`` (and in ``RunResult.error``). The run directory's completion record
+(``complete.json``, ``acmesim.completion``) and every file of an earlier run in it are removed
+before anything is written, and a new record is written last, only when the run succeeded: a
+failed or interrupted run never leaves stale tables next to its summary, and is never taken as
+complete. An interruption (Ctrl-C, SIGTERM) is recorded in the summary, then re-raised.
 """
 
 from __future__ import annotations
@@ -19,14 +22,17 @@ from typing import Any
 
 import pandas as pd
 
+from acmesim.completion import begin_run, mark_complete
 from acmesim.config import ReplayConfig
+from acmesim.core.interrupts import describe
 from acmesim.engine.simulate import simulate
-from acmesim.metrics.schema import FAILURES, JOBS, SUMMARY, TABLES, UTILIZATION
+from acmesim.metrics.schema import FAILURES, JOBS, SUMMARY, UTILIZATION
 from acmesim.metrics.summary import summary_row
 from acmesim.metrics.writers import write_summary, write_table, write_yaml
 from acmesim.model import CLUSTERS
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.rundirs import CONFIG_FILE, RESULT_FILES
 from acmesim.workload.validation import drop_fields
 
 
@@ -71,7 +77,7 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
     """Resolve, load, simulate and write the tables; returns the summary fields."""
     from acmesim.faults import injector_for  # acmesim.faults builds on the engine
 
-    paths["config"] = write_yaml(run_dir / "config.yaml", config_data(config))
+    paths["config"] = write_yaml(run_dir / CONFIG_FILE, config_data(config))
     injector = injector_for(config)
     spec = CLUSTERS.create(config.cluster.name, config.cluster.options).spec
     scheduler = SCHEDULERS.create(config.scheduler.name, config.scheduler.options)
@@ -102,13 +108,13 @@ def run_replay(
     jobs: pd.DataFrame | None = None,
     progress: Callable[[float, int], None] | None = None,
 ) -> RunResult:
-    """Replay ``jobs`` (or ``config.trace``) as configured and write the results to ``run_dir``."""
+    """Replay ``jobs`` (or ``config.trace``) as configured and write the results to ``run_dir``.
+
+    ``complete.json`` is written after every other file, only when the run succeeded.
+    """
     began = time.perf_counter()
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for schema in TABLES:
-        if schema is not SUMMARY:
-            (run_dir / schema.file_name).unlink(missing_ok=True)
+    begin_run(run_dir, RESULT_FILES)
     fields: dict[str, Any] = {
         "run_id": default_run_id(config), "seed": config.seed, "mode": config.mode,
         "scheduler": config.scheduler.name, "placement": config.placement.name,
@@ -119,11 +125,22 @@ def run_replay(
     error: str | None = None
     try:
         fields.update(_simulate_to(config, run_dir, jobs, progress, paths))
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: record it, never mark complete
+        _write_summary(run_dir, config, fields, began, describe(exc))
+        raise
     except Exception as exc:  # noqa: BLE001 - every failure is reported in the summary
         error = f"{type(exc).__name__}: {exc}"
+    row, paths["summary"] = _write_summary(run_dir, config, fields, began, error)
+    if error is None:
+        mark_complete(run_dir, config_data(config), paths.values())
+    return RunResult(summary=row, paths=paths, error=error)
+
+
+def _write_summary(run_dir: Path, config: ReplayConfig, fields: dict[str, Any], began: float,
+                   error: str | None) -> tuple[dict[str, Any], Path]:
+    """Write ``summary.csv`` from ``fields`` with the wall time and ``error``; (row, path)."""
     fields["run_id"] = default_run_id(config)
     fields["wall_time"] = time.perf_counter() - began
     fields["error"] = error or ""
     row = summary_row(fields)
-    paths["summary"] = write_summary(run_dir / SUMMARY.file_name, row, SUMMARY)
-    return RunResult(summary=row, paths=paths, error=error)
+    return row, write_summary(run_dir / SUMMARY.file_name, row, SUMMARY)

@@ -35,6 +35,9 @@ APP_DEFAULTS: dict[str, Any] = {
 }
 """The defaults of ``APP_SETTINGS`` (as in ``acmesim/conf/config.yaml``)."""
 
+APP_SETTING_TYPES: dict[str, type] = {"force": bool}
+"""The type each of ``APP_SETTINGS`` must have (``force=maybe`` is rejected, not taken as true)."""
+
 SETTING_HELP: dict[str, str] = {
     "mode": "recorded (start jobs when the trace did) or scheduled (the scheduler decides)",
     "seed": "seed of every random stream; same config and seed => same files",

@@ -1,23 +1,39 @@
 """Checking command-line overrides against the registries before Hydra composes anything.
 
 A wrong group option, option key, setting or value fails here with one line that lists the
-valid choices (the registries' own errors), instead of a Hydra composition error.
+valid choices (the registries' own errors), instead of a Hydra composition error. Values are
+checked as the run would check them: each selected plug-in is built from the overrides of its
+group (every combination a sweep names), and each setting through ``ReplayConfig``, so a value
+such as ``seed=-1``, ``trace.days=0`` or ``cluster.nodes=0`` stops the command before Hydra
+creates a run directory.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import OverrideParseException
 
-from acmesim.core.errors import ConfigError, UnknownOptionError
+from acmesim.config import ReplayConfig
+from acmesim.core.errors import AcmesimError, ConfigError, UnknownOptionError
 from acmesim.core.registry import Registry
-from acmesim.hydra_app.groups import APP_SETTINGS, MISSING_VALUE, default_of, replay_settings
+from acmesim.hydra_app.groups import (
+    APP_SETTING_TYPES,
+    APP_SETTINGS,
+    MISSING_VALUE,
+    default_of,
+    replay_settings,
+)
 from acmesim.objective import OBJECTIVE_SETTINGS, check_objective_setting
+
+MAX_COMBINATIONS = 256
+"""Combinations of one group's option values built before a sweep (more: the run checks)."""
 
 
 def _values(override: Any) -> list[Any]:
@@ -73,21 +89,90 @@ def check_overrides(
     for override in overrides:
         key = override.key_or_group
         head, _, rest = key.partition(".")
-        if override.is_hydra_override() or override.is_delete():
+        if override.is_hydra_override():
+            _check_output_dir(key, _values(override))
+            continue
+        if override.is_delete():
             continue
         if head in registries and rest:
             _check_option_key(registries[head], chosen[head], rest, _values(override))
         elif key in settings:
             for value in _values(override):
-                check_setting(key, value, settings[key])
+                ReplayConfig(**{key: check_setting(key, value, settings[key])})
         elif key in OBJECTIVE_SETTINGS:
             for value in _values(override):
                 check_objective_setting(key, _plain(value))
+        elif key in APP_SETTING_TYPES:
+            for value in _values(override):
+                check_setting(key, value, APP_SETTING_TYPES[key])
         elif key not in registries and key not in APP_SETTINGS:
             raise ConfigError(
                 f"unknown key {key!r}; valid groups: {', '.join(registries)}; "
                 f"valid settings: {', '.join(sorted([*settings, *APP_SETTINGS]))}"
             )
+    if all(defaults.get(group) for group in registries):  # else a custom config adds options
+        for group, registry in registries.items():
+            _build_selected(registry, chosen[group], _group_options(overrides, group))
+
+
+def _group_options(overrides: list[Any], group: str) -> dict[str, list[Any]] | None:
+    """``group.key`` overrides as key -> every value given (None: nested or deleted keys)."""
+    options: dict[str, list[Any]] = {}
+    for override in overrides:
+        head, _, rest = override.key_or_group.partition(".")
+        if head != group or not rest or override.is_hydra_override():
+            continue
+        if "." in rest or override.is_delete() or not _values(override):
+            return None
+        options[rest] = [_plain(value) for value in _values(override)]
+    return options
+
+
+def _build_selected(registry: Registry, names: list[str], options: dict[str, list[Any]] | None,
+                    ) -> None:
+    """Build each selected plug-in with each combination of its group's option values.
+
+    A plug-in's own validation (its ``Config`` and ``__init__``) then rejects a bad value now;
+    plug-ins with a required option not given are left to the run, which names the option.
+    """
+    if options is None:
+        return
+    combinations = list(itertools.islice(itertools.product(*options.values()),
+                                         MAX_COMBINATIONS))
+    for name in names:
+        fields = dataclasses.fields(registry.config_class(name))
+        if any(default_of(f) == MISSING_VALUE and f.name not in options for f in fields):
+            continue
+        for combination in combinations:
+            try:
+                registry.create(name, dict(zip(options, combination, strict=True)))
+            except AcmesimError as exc:
+                if str(exc).startswith(f"{registry.kind} "):
+                    raise
+                raise ConfigError(f"{registry.kind} {name!r}: {exc}") from None
+            except Exception:  # noqa: BLE001 - not a value error: the run reports it in full
+                continue
+
+
+OUTPUT_DIRS = ("hydra.run.dir", "hydra.sweep.dir")
+"""Hydra's run and sweep directories, which Hydra creates before the run starts."""
+
+
+def _check_output_dir(key: str, values: list[Any]) -> None:
+    """``hydra.run.dir=X`` / ``hydra.sweep.dir=X``: X and its nearest existing ancestor must be
+    directories (Hydra would fail with a traceback creating one over a file)."""
+    if key not in OUTPUT_DIRS:
+        return
+    for value in values:
+        text = str(value)
+        if "${" in text:  # interpolated (e.g. the date): resolved by Hydra
+            continue
+        for path in (Path(text), *Path(text).parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise ConfigError(f"{key}={text}: {path} is a file, not a directory; "
+                                      f"choose another directory")
+                break
 
 
 def _check_option_key(registry: Registry, names: list[str], key: str, values: list[Any]) -> None:
@@ -136,6 +221,8 @@ def check_setting(key: str, value: Any, annotation: Any) -> Any:
         if value not in valid:
             raise ConfigError(f"{key} must be one of {', '.join(map(str, valid))}; got {value!r}")
         return value
+    if annotation is bool and not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
     if annotation is float and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, annotation) and not (annotation is int and isinstance(value, bool)):

@@ -23,6 +23,12 @@ absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
   machine.
 - `config.yaml` is the resolved configuration of the run (plug-in options with their
   defaults filled in).
+- `complete.json` is written last, only by a run that succeeded: the digest of its
+  configuration and the size and SHA-256 of every file above. A run directory holds a finished
+  result only while that record exists and matches its files; a new run removes it first, then
+  the previous run's files and any `.<name>.*.tmp` left by a killed write, so an interrupted run
+  (Ctrl-C, SIGTERM, SIGKILL) is never taken as complete. It holds the hash of `summary.csv`, so
+  it differs between machines like `wall_time` does.
 - How failures, checkpoints and recoveries are played, and the GPU-time identity the columns
   obey, are described in [failures.md](failures.md).
 

@@ -24,7 +24,7 @@ class FileTrace:
         path: str
         """The trace file (a relative path is taken from the directory the command runs in)."""
         format: str = "auto"
-        """auto (detect from the header) or a format name: seren, kalos, philly, helios, pai, csv."""
+        """auto (detect from the header) or a format: seren, kalos, philly, helios, pai, csv."""
         errors: Literal["raise", "drop"] = "raise"
         """raise: stop at the first bad row; drop: skip bad rows and report how many and why."""
         gpu_only: bool = False

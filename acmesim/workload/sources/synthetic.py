@@ -25,6 +25,9 @@ class SyntheticTrace:
         """Seed of the generator (independent of the replay's seed)."""
 
     def __init__(self, config: Config) -> None:
+        from acmesim.workload.synthetic.generate import check_arguments
+
+        check_arguments(config.profile, config.days, config.seed)  # fail before anything runs
         self.config = config
 
     def load(self) -> pd.DataFrame:

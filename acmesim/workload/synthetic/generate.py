@@ -31,13 +31,19 @@ MAX_DAYS = 3660.0
 """Longest span accepted (ten years), a guard against typos."""
 
 
-def generate_trace(profile: str, days: float, seed: int) -> pd.DataFrame:
-    """A normalized job table of ``days`` days of cluster ``profile``'s workload (see module)."""
+def check_arguments(profile: str, days: float, seed: int) -> WorkloadProfile:
+    """The profile named ``profile``, once ``days`` and ``seed`` are valid; else ``ConfigError``."""
     chosen = get_profile(profile)
     if not 0 < float(days) <= MAX_DAYS:
         raise ConfigError(f"days must be in (0, {MAX_DAYS:g}], got {days!r}")
     if int(seed) < 0 or int(seed) != seed:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    return chosen
+
+
+def generate_trace(profile: str, days: float, seed: int) -> pd.DataFrame:
+    """A normalized job table of ``days`` days of cluster ``profile``'s workload (see module)."""
+    chosen = check_arguments(profile, days, seed)
     make = getattr(chosen, "make_generator", None)  # profiles with their own job model
     if make is not None:
         return make(float(days), int(seed)).run()
