@@ -47,9 +47,17 @@ def storable_type(annotation: Any) -> Any:
 
 
 def _storable_default(field: dataclasses.Field) -> dataclasses.Field:
-    """A dataclass field default OmegaConf accepts (tuples become lists, factories are kept)."""
+    """A dataclass field default OmegaConf accepts (tuples become lists, factories are kept).
+
+    A dict option is stored empty (``None``) and its default filled in after composition
+    (``acmesim.hydra_app.convert``): Hydra *merges* a dict override into the stored value, so a
+    stored default could never be replaced (``quotas={}`` would keep it, a new key would be
+    refused); merging into nothing makes a dict given on the command line replace the default.
+    """
     value = default_of(field)
-    if isinstance(value, tuple | list | dict):
+    if isinstance(value, dict):
+        return dataclasses.field(default=None)
+    if isinstance(value, tuple | list):
         plain = list(value) if isinstance(value, tuple) else value
         return dataclasses.field(default_factory=lambda: _copy(plain))
     return dataclasses.field(default=value)

@@ -24,9 +24,10 @@ NSDI '24). Here all of it is configuration:
 - ``priorities`` maps a type to its priority class (lower first, ``default_priority`` for the
   rest); inside a class jobs go in submission order, skipping jobs that do not fit.
 
-Default quota: pretraining reserves 60% of the nodes. [Derived assumption] Pretraining is 69.5%
+Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
-of the cluster on average; the reservation adds headroom for its 1,024-GPU peaks (§2.1).
+of the cluster on average; the reservation adds headroom for its 1,024-GPU peaks (§2.1) and
+for its restarts after failures.
 """
 
 from __future__ import annotations
