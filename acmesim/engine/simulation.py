@@ -79,6 +79,10 @@ class Simulation:
         self.audit = audit
         self.rng = RngStreams(seed)
         """Named random streams for plug-ins that draw (failures, repairs, ...)."""
+        self.startup = (spec.startup.draw(self.rng.stream("startup"), len(table))
+                        if mode == "scheduled" and spec.startup.active else None)
+        """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
+        job index, so it does not depend on the order the scheduler starts jobs in)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
         self.events = 0
@@ -277,7 +281,10 @@ class Simulation:
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
         else:
-            job.start_time = now
+            startup = float(self.startup[job.index]) if self.startup is not None and gpu_job \
+                else 0.0
+            job.overhead = job.startup = startup
+            job.start_time = now + startup
         job.last_start = now
         job.status = RUNNING
         pace = job.pace
@@ -317,9 +324,11 @@ class Simulation:
         del self.running[job.index]
         if job.pool == "gpu":
             self.busy_gpus -= job.gpu_num
-        job.held_time += held
+        startup = min(held, job.startup)
+        job.startup = 0.0
+        job.held_time += held - startup
         job.attained_closed += job.gpu_num * held
-        restart = job.gpu_num * min(held, job.overhead)
+        restart = job.gpu_num * (min(held, job.overhead) - startup)
         job.lost_gpu_time += restart
         if job.stop_cause == "failure":
             job.failure_lost_gpu_time += restart

@@ -27,6 +27,8 @@ class ClusterOptions:
     leaves_per_spine: int = 8
     cpu_nodes: int = 0
     cpus_per_cpu_node: int = 128
+    startup: dict = dataclasses.field(default_factory=dict)
+    """Start-up latency of GPU jobs (``StartupLatency`` fields; empty: none)."""
 
 
 class ClusterPreset:
