@@ -71,6 +71,7 @@ class Simulation:
         self.env = Clock()
         self.table = table
         self.mode = mode
+        self.spec = spec
         self.cluster = Cluster(spec)
         self.cpu_pool = CpuPool(spec.cpu_nodes, spec.cpus_per_cpu_node)
         self.scheduler = RecordedStarts() if mode == "recorded" else scheduler
@@ -100,6 +101,7 @@ class Simulation:
         self.queued_jobs = 0
         self.queued_gpus = 0
         self._seq = itertools.count()
+        self._launcher_free = 0.0
         self._pass_pending = False
         self._in_pass = False
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
@@ -281,8 +283,7 @@ class Simulation:
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
         else:
-            startup = float(self.startup[job.index]) if self.startup is not None and gpu_job \
-                else 0.0
+            startup = self._startup_of(job) if self.startup is not None and gpu_job else 0.0
             job.overhead = job.startup = startup
             job.start_time = now + startup
         job.last_start = now
@@ -299,6 +300,18 @@ class Simulation:
         if self._hooks["on_start"]:
             self.scheduler.on_start(job, self.view)
         return True
+
+    def _startup_of(self, job: Job) -> float:
+        """The start-up latency of a GPU job's first start now: its wait for the launcher (one
+        job per ``launch_interval``) plus its own draw."""
+        interval = self.spec.startup.launch_interval
+        now = self.env.now
+        wait = 0.0
+        if interval > 0.0:
+            begin = max(now, self._launcher_free)
+            self._launcher_free = begin + interval
+            wait = begin - now
+        return wait + float(self.startup[job.index])
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""

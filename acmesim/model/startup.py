@@ -1,9 +1,10 @@
 """Start-up latency: the time from "the scheduler starts a job" to "the job runs".
 
 Pod or container launch, image pull and process start hold the job's GPUs before it does any
-work. The model is a shifted lognormal per cluster: ``minimum + (median - minimum) * exp(sigma
-* Z)`` with ``Z`` standard normal, capped at ``maximum``; its median is ``median``. The default
-(``median == minimum == 0``) is no start-up latency. Cluster presets set cited defaults
+work. The model: a launcher starts one job every ``launch_interval`` seconds (jobs started
+together queue for it), then each job takes a shifted lognormal ``minimum + (median - minimum)
+* exp(sigma * Z)`` (``Z`` standard normal, capped at ``maximum``; its median is ``median``).
+The default (everything 0) is no start-up latency. Cluster presets set cited defaults
 (``acmesim.model.presets.acme``); ``cluster.startup={minimum:4,median:17,sigma:0.8}`` overrides
 them on the command line, ``cluster.startup={}`` turns the latency off.
 """
@@ -28,17 +29,23 @@ class StartupLatency:
     median: float = 0.0
     sigma: float = 0.0
     maximum: float = math.inf
+    launch_interval: float = 0.0
+    """Seconds the cluster's launcher spends on each job start: jobs started at once are
+    launched one after another, the k-th waiting k - 1 intervals first (part of its start-up)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.minimum <= self.median <= self.maximum:
             raise ConfigError(f"startup needs 0 <= minimum <= median <= maximum, got {self}")
         if not self.sigma >= 0.0:
             raise ConfigError(f"startup sigma must be >= 0, got {self.sigma!r}")
+        if not self.launch_interval >= 0.0:
+            raise ConfigError(f"startup launch_interval must be >= 0, got "
+                              f"{self.launch_interval!r}")
 
     @property
     def active(self) -> bool:
         """Whether any job can have a non-zero start-up latency."""
-        return self.median > 0.0
+        return self.median > 0.0 or self.launch_interval > 0.0
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` independent start-up latencies (zeros when inactive, without drawing)."""

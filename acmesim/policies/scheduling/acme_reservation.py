@@ -55,7 +55,7 @@ def held_gpus(job: JobInfo) -> int:
     return job.nodes_needed * job.per_node
 
 
-@SCHEDULERS.register("acme_reservation", "acme", "reservation")
+@SCHEDULERS.register("acme_reservation", "reservation")
 class AcmeReservation(PreemptiveScheduler):
     """Per-type node quotas, best-effort borrowing with preemption, low-priority evaluation."""
 
