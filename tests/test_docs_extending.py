@@ -15,7 +15,8 @@ CHECK = textwrap.dedent("""
     from acmesim.engine import simulate
     from acmesim.workload.synthetic import sample_trace_path
 
-    jobs = acmesim.load_trace(sample_trace_path()).head(3000)
+    jobs = acmesim.load_trace(sample_trace_path())
+    jobs = jobs[jobs["gpu_num"] <= 256].head(3000)  # what fits the 32-node cluster
     result = simulate(jobs, cluster="small", scheduler=SmallestFirst({config}),
                       cpu_jobs="replay", audit=True)
     table = result.jobs

@@ -99,14 +99,22 @@ def test_recorded_start_times_fit_on_the_cluster(cluster, seren, kalos):
     assert not squeezed.ok  # the checker is tight: one node fewer does not fit
 
 
-def test_evaluation_jobs_arrive_in_batches(seren):
-    evals = seren[seren["type"] == "Eval"]
+@pytest.fixture(scope="module")
+def seren_week() -> pd.DataFrame:
+    return generate_trace("seren", 7, 4)
+
+
+def test_evaluation_jobs_arrive_in_batches(seren_week):
+    evals = seren_week[seren_week["type"] == "Eval"]
     batches = evals.groupby(["user", "submit_time"]).size()
     assert batches.max() >= 30
-    assert batches[batches >= 10].sum() > 0.5 * len(evals)
-    # a batch evaluates one checkpoint: one GPU count per batch
-    sizes = evals.groupby(["user", "submit_time"])["gpu_num"].nunique()
-    assert (sizes == 1).all()
+    # 30 % of the batches (stratified by size) arrive in one second, the rest job by job; a
+    # week holds a few of the largest batches, hence the loose bound
+    assert batches[batches >= 10].sum() > 0.1 * len(evals)
+    # a batch evaluates one checkpoint: one GPU count per batch (two batches of the heaviest
+    # user, one of them submitted job by job, can meet in one second, hence "almost all")
+    counts = evals.groupby(["user", "submit_time"])["gpu_num"].nunique()[batches >= 10]
+    assert (counts == 1).mean() > 0.9
 
 
 def test_pretraining_runs_are_restart_chains(kalos):
@@ -131,13 +139,15 @@ def test_job_volume_over_whole_weeks_follows_the_published_rate(cluster):
     assert cpu == pytest.approx(targets.cpu_jobs / targets.span_days * days, rel=0.05)
 
 
-def test_arrivals_follow_the_daily_rhythm():
-    jobs = generate_trace("seren", 7, 4)
-    local_hour = (jobs["submit_time"] + pd.Timedelta(hours=8)).dt.hour
-    per_hour = local_hour.value_counts()
-    night = per_hour.reindex(range(2, 7)).sum()
-    afternoon = per_hour.reindex(range(14, 19)).sum()
-    assert afternoon > 2 * night
+def test_arrivals_follow_the_daily_rhythm(seren_week):
+    local = seren_week["submit_time"] + pd.Timedelta(hours=8)
+    per_day_hour = pd.crosstab(local.dt.date, local.dt.hour).reindex(columns=range(24),
+                                                                     fill_value=0)
+    night = per_day_hour.loc[:, 2:6].sum(axis=1)
+    afternoon = per_day_hour.loc[:, 14:18].sum(axis=1)
+    # storms (array jobs) can hit any hour, so compare day by day: on a typical day the
+    # afternoon is much busier than the night
+    assert (afternoon / night.clip(lower=1)).median() > 2
 
 
 def test_job_type_shares_hold_on_a_fortnight():

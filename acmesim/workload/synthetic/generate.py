@@ -24,7 +24,7 @@ from acmesim.workload.synthetic.jobs import (
     draw_sizes,
 )
 from acmesim.workload.synthetic.packer import PackerSettings, pack
-from acmesim.workload.synthetic.profiles import WorkloadProfile, get_profile
+from acmesim.workload.synthetic.profiles import GroupModel, WorkloadProfile, get_profile
 from acmesim.workload.synthetic.table import JobArrays, build_table
 
 MAX_DAYS = 3660.0
@@ -52,6 +52,11 @@ class _Generator:
         self.streams = RngStreams(seed)
         self.span = int(round(days * arrivals.SECONDS_PER_DAY))
         self.start_epoch = int(pd.Timestamp(profile.start).timestamp())
+        first = -int(round(max(profile.warmup_days, profile.chain_warmup_days)
+                           * arrivals.SECONDS_PER_DAY))
+        self.quiet = arrivals.quiet_spells(self.streams.stream("arrivals/quiet"), profile.quiet,
+                                           first, self.span)
+        """Cluster-wide quiet spells shared by every job type (no group arrives in them)."""
 
     def run(self) -> pd.DataFrame:
         """Generate GPU and CPU jobs, keep those submitted inside the window, build the table."""
@@ -95,12 +100,9 @@ class _Generator:
         model = self.p.types[index]
         name, group_model = model.name, model.group
         per_day = self.p.gpu_jobs_per_day * self.p.type_share(name)
-        rate = per_day / arrivals.mean_group_size(group_model)
         chain = group_model.kind == "chain"
         warmup = self.p.chain_warmup_days if chain else self.p.warmup_days
-        times = self._group_times(f"arrivals/{name}", rate, warmup, group_model.diurnal)
-        sizes = arrivals.group_sizes(self.streams.stream(f"groups/{name}"), group_model,
-                                     len(times))
+        times, sizes = self._groups(name, group_model, per_day, warmup)
         group, position, submit = arrivals.expand_groups(
             self.streams.stream(f"sessions/{name}"), group_model, times, sizes)
         size_rng = self.streams.stream(f"sizes/{name}")
@@ -118,8 +120,8 @@ class _Generator:
             linked = np.flatnonzero(np.diff(group) == 0)
             successor[linked] = linked + 1
             gap[linked] = self._restart_gaps(len(linked), name)
-        users = arrivals.zipf_users(self.streams.stream(f"users/{name}"), self.p.users,
-                                    self.p.user_zipf, len(times), self._user_ranking(index))
+        users = arrivals.zipf_users_by_jobs(self.streams.stream(f"users/{name}"), self.p.users,
+                                            self.p.user_zipf, sizes, self._user_ranking(index))
         return JobArrays(
             type_code=np.full(n, index, dtype=np.int16), gpus=gpus.astype(np.int64),
             submit=submit, work=work, state=np.zeros(n, dtype=np.int8), user=users[group],
@@ -127,14 +129,26 @@ class _Generator:
             gap=gap, start=np.full(n, -1, dtype=np.int64), end=np.full(n, -1, dtype=np.int64),
         )
 
-    def _group_times(self, stream: str, rate: float, warmup_days: float, diurnal: float
-                     ) -> np.ndarray:
-        """Group arrivals of the warm-up and of the window, each with its expected count."""
-        rng = self.streams.stream(stream)
+    def _groups(self, name: str, model: GroupModel, jobs_per_day: float, warmup_days: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Group arrival times and sizes of the warm-up and of the window.
+
+        Each part holds its expected number of jobs (``arrivals.sizes_for_jobs``); its groups
+        arrive as the modulated process, outside the cluster's quiet spells.
+        """
+        times_rng = self.streams.stream(f"arrivals/{name}")
+        sizes_rng = self.streams.stream(f"groups/{name}")
         t0 = -int(round(warmup_days * arrivals.SECONDS_PER_DAY))
         parts = [(t0, 0), (0, self.span)] if t0 < 0 else [(0, self.span)]
-        return np.concatenate([arrivals.group_times(rng, self.p, self.start_epoch, rate, a, b,
-                                                    diurnal) for a, b in parts])
+        times, sizes = [], []
+        for a, b in parts:
+            jobs = arrivals.expected_arrivals(self.p, self.start_epoch, jobs_per_day, a, b,
+                                              model.diurnal)
+            part_sizes = arrivals.sizes_for_jobs(sizes_rng, model, jobs)
+            times.append(arrivals.group_times(times_rng, self.p, self.start_epoch, 0.0, a, b,
+                                              model.diurnal, self.quiet, len(part_sizes)))
+            sizes.append(part_sizes)
+        return np.concatenate(times), np.concatenate(sizes)
 
     def _restart_gaps(self, n: int, name: str) -> np.ndarray:
         """Seconds between the end of a chain job and the resubmission (lognormal)."""
@@ -144,8 +158,14 @@ class _Generator:
         return np.minimum(np.rint(gaps), 2 * arrivals.SECONDS_PER_DAY).astype(np.int64)
 
     def _user_ranking(self, index: int) -> np.ndarray:
-        """A type-specific popularity order of the user pool (different heavy users per type)."""
-        return self.streams.fresh(f"user_ranking/{index}").permutation(self.p.users)
+        """The popularity order of the user pool, the same for every job type ``index``.
+
+        A user's activity is a property of the user: the heaviest submitters (evaluation and
+        data pipelines run under a few accounts) lead every type they submit, which is what
+        concentrates the published share of jobs on the top five users.
+        """
+        del index  # one ranking for all types
+        return self.streams.fresh("user_ranking").permutation(self.p.users)
 
     def _latency(self, n: int, work: np.ndarray) -> np.ndarray:
         """Scheduling latency per GPU job (0 w.p. ``latency_zero``, else lognormal)."""
@@ -163,9 +183,7 @@ class _Generator:
     def cpu_jobs(self) -> JobArrays:
         """CPU-only jobs: bursts of short jobs; they start after a latency, off the GPU nodes."""
         c = self.p.cpu
-        rate = self.p.cpu_jobs_per_day / arrivals.mean_group_size(c.group)
-        times = self._group_times("arrivals/cpu", rate, 0.0, c.group.diurnal)
-        sizes = arrivals.group_sizes(self.streams.stream("groups/cpu"), c.group, len(times))
+        times, sizes = self._groups("cpu", c.group, self.p.cpu_jobs_per_day, 0.0)
         group, _, submit = arrivals.expand_groups(self.streams.stream("sessions/cpu"), c.group,
                                                   times, sizes)
         n = len(group)
@@ -185,8 +203,8 @@ class _Generator:
         shares = self.p.targets.cpu_state_job_share
         states = np.array([STATE_NAMES.index(s) for s in shares], dtype=np.int8)
         state = discrete_draws(rng, states, np.array(list(shares.values())), n)
-        users = arrivals.zipf_users(self.streams.stream("users/cpu"), self.p.users,
-                                    self.p.user_zipf, len(times), self._user_ranking(-1))
+        users = arrivals.zipf_users_by_jobs(self.streams.stream("users/cpu"), self.p.users,
+                                            self.p.user_zipf, sizes, self._user_ranking(-1))
         cpus = discrete_draws(rng, np.array(list(c.cpu_pmf)), np.array(list(c.cpu_pmf.values())),
                               n)
         return JobArrays(

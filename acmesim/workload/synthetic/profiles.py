@@ -47,8 +47,37 @@ class GroupModel:
     size_max: int
     gap_mean: float = 0.0
     """Mean seconds between consecutive submissions of a session (exponential gaps)."""
+    gap_min: int = 0
+    """Shortest gap (s) of a spaced group: ``gap_min`` plus an exponential of mean
+    ``gap_mean - gap_min`` (1: a submission loop that never submits twice in one second)."""
     diurnal: float = 1.0
     """Weight of the hourly/weekday rhythm for this type's group arrivals (0 = flat)."""
+    at_once: float | None = None
+    """Share of groups whose jobs are all submitted in one second (an evaluation batch, a Slurm
+    array job); the others are spaced by ``gap_mean``. None: 1 for a batch, 0 for a session."""
+
+    array_min: int = 0
+    """Groups of at least this many jobs are always submitted in one second (array jobs: a
+    sweep that large is not submitted job by job); 0: no such rule."""
+
+    @property
+    def at_once_share(self) -> float:
+        """``at_once``, or the kind's default (batches at once, sessions spaced)."""
+        if self.at_once is not None:
+            return self.at_once
+        return 1.0 if self.kind == "batch" else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class QuietModel:
+    """Cluster-wide quiet spells during which no group arrives (see ``arrivals.quiet_spells``)."""
+
+    share: float = 0.0
+    """Share of the time in quiet spells (0: none)."""
+    median: float = 0.0
+    """Median length of a quiet spell (s); lognormal."""
+    sigma: float = 0.0
+    """Log-space standard deviation of the spell length."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +173,8 @@ class WorkloadProfile:
     """The same for restart chains (0: chains start inside the window, which then keeps all of
     their stratified run times)."""
     extra_columns: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    quiet: QuietModel = QuietModel()
+    """Cluster-wide quiet spells of the submission process (default: none)."""
 
     @property
     def nodes(self) -> int:
@@ -187,6 +218,45 @@ night trough (~1/4 of the afternoon peak) and a lunch dip, as seen in earlier DL
 WEEKDAY_WEIGHTS: tuple[float, ...] = (1.00, 1.05, 1.05, 1.00, 0.95, 0.65, 0.60)
 """Assumption: relative rate Monday..Sunday (weekends ~60 % of weekdays)."""
 
+# --------------------------------------------------------------------------------------------
+# The submission process (users, batches, sweeps, quiet spells): one model for both clusters.
+# Published for Seren's released file (acme_facts.md §2.5, a third party's measurement): all
+# jobs, 1-s submit times, inter-arrival CV 14.7, 32.1 % of jobs share their submit second with
+# another job, max/median hourly arrival count 272x, top-5 users submit 63.7 % of jobs. No
+# publication gives the mechanism, so each parameter below is **chosen** to reproduce these
+# four statistics on 183 days of Seren; docs/workload_arrivals.md tabulates how each statistic
+# moves with each parameter. Kalos uses the same values with its own job counts, mix and users.
+# --------------------------------------------------------------------------------------------
+
+USER_ZIPF = 1.395
+"""Derived: the Zipf exponent of the users' activity at which the top 5 of Seren's 400 users
+(an assumption) hold the published 63.7 % of the jobs (``arrivals.zipf_exponent_for_top_share``;
+tests check the value). Users are assigned weighted by jobs (``arrivals.zipf_users_by_jobs``)
+with one ranking for every job type, so each user's share of jobs is its Zipf share."""
+
+EVAL_BATCHES = GroupModel("batch", 16.0, 1.8, 1000, gap_mean=10.0, gap_min=1, diurnal=0.5,
+                          at_once=0.3)
+"""Evaluation batches: a checkpoint is evaluated on ~60 datasets (acme_facts.md §5), several
+checkpoints and sweeps at a time, so sizes are heavy-tailed (chosen: median 16, sigma 1.8, up to
+1,000 jobs; one GPU count per batch). Evaluation jobs "arrive in large batches at once"
+(acme_facts.md §2.5): chosen, 30 % of the batches (stratified by size) are submitted in one
+second, the others one by one by a launcher loop (>= 1 s apart, mean 10 s). The at-once share
+mostly sets the same-second share."""
+
+CPU_SWEEPS = GroupModel("session", 1.0, 3.0, 20000, gap_mean=3.0, gap_min=1, diurnal=1.0,
+                        array_min=5000)
+"""CPU-only jobs (data processing, metric computation): mostly single jobs, plus heavy-tailed
+sweeps (chosen: lognormal median 1, sigma 3.0, capped at 20,000 jobs) submitted by a loop
+(>= 1 s apart, mean 3 s); a sweep of 5,000 jobs or more is one array job, submitted in one
+second. Those arrays are the storms that set the busiest hour (the cap sets the max/median
+hourly count), and the sweeps' share of the volume keeps the median hour quiet."""
+
+QUIET_SPELLS = QuietModel(share=0.12, median=12 * 3600.0, sigma=0.5)
+"""Chosen: cluster-wide quiet spells (maintenance windows, outages, holidays) in which no new
+group arrives: 12 % of the time, lognormal lengths of median 12 h. They make the long
+inter-arrival gaps that set the inter-arrival CV; sessions already under way and restart-chain
+resubmissions go on through them."""
+
 STATE_SPLIT_TIMEOUT = 0.01
 """Assumption: share of failed jobs recorded as TIMEOUT ("very rare", AcmeTrace README)."""
 STATE_SPLIT_NODE_FAIL = 0.01
@@ -226,9 +296,7 @@ SEREN = WorkloadProfile(
             # 100 % near 1e5 s (assumption 2^17 s)
             duration_knots=_knots(_S, "Eval", 1.0, 131072.0),
             size_duration_rho=SEREN_FITTED_RHO["Eval"],
-            # Assumption: a checkpoint is evaluated on ~60 datasets at once (acme_facts.md §5);
-            # batches of median 16 jobs (mean ~40) at one second, one size per batch
-            group=GroupModel("batch", 16.0, 1.3, 512, diurnal=0.5),
+            group=EVAL_BATCHES,  # one GPU count per batch
             scheduling_class=2,  # low priority on spare capacity (acme_facts.md §2.5)
         ),
         TypeModel(
@@ -289,7 +357,7 @@ SEREN = WorkloadProfile(
         run_sigma=2.8,
         run_max=_SEREN_MAX,
         cpu_pmf={1: 0.25, 2: 0.15, 4: 0.2, 8: 0.2, 16: 0.1, 32: 0.06, 64: 0.03, 128: 0.01},
-        group=GroupModel("session", 3.0, 1.3, 500, gap_mean=20.0),
+        group=CPU_SWEEPS,
         # R-SUM CPU queue: median 1 s, mean 4.8 s
         latency_median=2.0, latency_sigma=1.2, latency_zero=0.35,
     ),
@@ -309,7 +377,8 @@ SEREN = WorkloadProfile(
     weekday_weights=WEEKDAY_WEIGHTS,
     local_utc_offset_hours=8,  # Shanghai AI Lab; Seren timestamps are +08:00
     users=400,  # assumption: user population (not published)
-    user_zipf=1.1,  # assumption: a few heavy users submit most jobs
+    user_zipf=USER_ZIPF,
+    quiet=QUIET_SPELLS,
     user_format="u{:04d}",  # published ids look like u5907 (schema_examples.md)
     cpus_per_gpu=16,  # 16 CPU threads per GPU (acme_facts.md §1; 8 GPUs -> 128 CPUs example)
     job_id_format="slurm",  # integer ids from 5778432 (first example row)
@@ -354,7 +423,7 @@ KALOS = WorkloadProfile(
             # tail: 100 % <= 2^16 s, the curve reaches 100 % near 1e4 s (assumption 2^14 s)
             duration_knots=_knots(_K, "Eval", 12.0, 16384.0),
             size_duration_rho=KALOS_FITTED_RHO["Eval"],
-            group=GroupModel("batch", 16.0, 1.3, 512, diurnal=0.5),
+            group=EVAL_BATCHES,
             scheduling_class=2,
         ),
         TypeModel(
@@ -395,7 +464,7 @@ KALOS = WorkloadProfile(
         run_sigma=1.83,
         run_max=_K.run_time_max,
         cpu_pmf={1: 0.25, 2: 0.15, 4: 0.2, 8: 0.2, 16: 0.1, 32: 0.06, 64: 0.03, 128: 0.01},
-        group=GroupModel("session", 3.0, 1.3, 500, gap_mean=20.0),
+        group=CPU_SWEEPS,
         # R-SUM CPU queue: median 9 s, mean 88 s (pod scheduling)
         latency_median=9.0, latency_sigma=1.9, latency_zero=0.0,
     ),
@@ -416,8 +485,9 @@ KALOS = WorkloadProfile(
     hour_weights=HOUR_WEIGHTS,
     weekday_weights=WEEKDAY_WEIGHTS,
     local_utc_offset_hours=8,  # the users are in Shanghai even though Kalos writes +00:00
-    users=120,  # assumption
-    user_zipf=1.1,
+    users=120,  # assumption (not published)
+    user_zipf=USER_ZIPF,
+    quiet=QUIET_SPELLS,
     user_format="uf{:03d}",  # published ids look like uf794 (schema_examples.md)
     cpus_per_gpu=15,  # 64 GPUs -> 960 CPUs in the example row (120 per 8-GPU node)
     job_id_format="dlc",  # ids like dlctk696s0jbvitv: "dlc" + 13 base-36 characters
