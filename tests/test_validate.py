@@ -88,3 +88,20 @@ def test_validate_needs_a_cluster_for_a_foreign_format():
     assert trace_cluster("tiny", "philly") == "tiny"
     with pytest.raises(ConfigError, match="give --cluster"):
         trace_cluster(None, "philly")
+
+
+def test_published_comparison_uses_the_seren_table_and_lower_bounds():
+    import pandas as pd
+
+    # Other: 73 % at 0 s, the rest at 20,000 s: p90, p95 far above 15 / 68 s (fail), p99
+    # 20,000 s >= half of the lower bound 32,768 s (pass); % <= 1 s 73 vs 72.7 (pass).
+    queue = np.array([0.0] * 73 + [20000.0] * 27)
+    sim = pd.DataFrame({"type": "Other", "queue": queue, "jct": queue + 100})
+    result = fid.published_fidelity(sim, "seren")
+    other = next(row for row in result.types if row.type == "Other")
+    assert other.recorded[99] == 32768.0 and other.recorded_le1 == 72.7
+    assert [f.split(":")[0] for f in other.failures] == ["Other p90", "Other p95"]
+    assert result.cluster["queue_mean"]["recorded"] == pytest.approx(445.984)
+    assert any(f.startswith("mean queue") for f in result.failures)
+    kalos = fid.published_fidelity(sim, "kalos")
+    assert kalos.types == [] and kalos.cluster["queue_median"]["recorded"] == 17.0

@@ -46,6 +46,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster", help="cluster preset (default: the trace's, seren or kalos)")
     p.add_argument("--format", default="auto", help="trace format (default: detect)")
     p.add_argument("--seed", type=int, default=0, help="seed of the replay's random streams")
+    p.add_argument("--against", choices=("trace", "published"), default="trace",
+                   help="compare with the trace's own queue column (default) or with the "
+                        "cluster's published queueing (per-type table for Seren, mean and "
+                        "median for both clusters)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--plot", type=Path, metavar="DIR",
                    help="draw recorded-vs-simulated queue-delay CDFs per type into DIR")
@@ -75,26 +79,34 @@ def trace_cluster(choice: str | None, file_format: str) -> str:
 
 
 def validate(trace: Path, *, scheduler: str = BASELINE, options: dict[str, Any] | None = None,
-             cluster: str | None = None, file_format: str = "auto", seed: int = 0
+             cluster: str | None = None, file_format: str = "auto", seed: int = 0,
+             against: str = "trace", cluster_options: dict[str, Any] | None = None
              ) -> tuple[fid.Fidelity, dict[str, Any]]:
-    """Replay ``trace`` and compare; returns the comparison and what was run."""
+    """Replay ``trace`` and compare; returns the comparison and what was run.
+
+    ``cluster_options`` are options of the cluster preset (e.g. another ``startup``)."""
     from acmesim.engine.simulate import simulate
 
     jobs = load_trace(trace, format=file_format)
     report = jobs.attrs.get("load_report")
     name = trace_cluster(cluster, getattr(report, "format", file_format))
-    spec = CLUSTERS.create(name).spec
+    spec = CLUSTERS.create(name, cluster_options).spec
     gpu = jobs[jobs["gpu_num"] > 0].reset_index(drop=True)
     if gpu.empty:
         raise AcmesimError(f"{trace}: the trace has no GPU jobs to replay")
     policy = SCHEDULERS.create(scheduler, options or {})
     result = simulate(gpu, spec, policy, mode="scheduled", seed=seed)
-    comparison = fid.fidelity(fid.recorded_frame(gpu), fid.simulated_frame(result.jobs),
-                              spec.total_gpus)
+    simulated = fid.simulated_frame(result.jobs)
+    if against == "published":
+        if name.lower() not in fid.PUBLISHED_CLUSTERS:
+            raise ConfigError(f"no published queueing for cluster {name!r}; valid: "
+                              f"{', '.join(fid.PUBLISHED_CLUSTERS)}")
+        comparison = fid.published_fidelity(simulated, name)
+    else:
+        comparison = fid.fidelity(fid.recorded_frame(gpu), simulated, spec.total_gpus)
     run = {"trace": str(trace), "cluster": name, "scheduler": SCHEDULERS.canonical(scheduler),
-           "options": options or {}, "seed": seed, "gpu_jobs": len(gpu),
-           "simulated_frame": fid.simulated_frame(result.jobs), "recorded_frame":
-           fid.recorded_frame(gpu)}
+           "options": options or {}, "seed": seed, "gpu_jobs": len(gpu), "against": against,
+           "simulated_frame": simulated, "recorded_frame": fid.recorded_frame(gpu)}
     return comparison, run
 
 
@@ -103,7 +115,7 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     comparison, run = validate(args.trace, scheduler=args.scheduler,
                                options=scheduler_options(args.option), cluster=args.cluster,
-                               file_format=args.format, seed=args.seed)
+                               file_format=args.format, seed=args.seed, against=args.against)
     figures = draw(run, args.plot) if args.plot is not None else []
     head = {k: v for k, v in run.items() if not k.endswith("_frame")}
     if args.json:
@@ -127,7 +139,8 @@ def render(run: dict[str, Any], result: fid.Fidelity) -> str:
     """The comparison as text tables."""
     lines = [f"trace {run['trace']}: {run['gpu_jobs']:,} GPU jobs replayed on {run['cluster']} "
              f"under {run['scheduler']} (seed {run['seed']})", "",
-             "queue delay (s), recorded / simulated:"]
+             "queue delay (s), " + ("published" if run.get("against") == "published"
+                                    else "recorded") + " / simulated:"]
     header = (f"{'type':<9}{'jobs':>8}" + "".join(f"{'p' + str(p):>15}"
                                                   for p in fid.QUEUE_PERCENTILES)
               + f"{'% <= 1 s':>14}{'x p90':>7}{'x p95':>7}{'x p99':>7}{'KS':>6}  verdict")

@@ -16,7 +16,11 @@ Start-up latency of GPU jobs (``acmesim.model.startup``, scheduled replays only)
 - Kalos (Kubernetes, §1): no GPU job starts within 4 s of submission (the minimum) and the
   median queueing delay is 17 s (§2.5, R-SUM), taken as the median start-up [derived]; sigma
   0.8 is chosen (no published spread).
-- Both: capped at 600 s [chosen], far beyond every published start-up figure.
+- Both: capped at 600 s [chosen], far beyond every published start-up figure; a launcher
+  that starts 50 jobs per second (``launch_interval`` 0.02 s) [chosen: no launch rate is
+  published; it sets how long the jobs of one evaluation batch wait for one another to be
+  launched, fitted to Seren's evaluation share queued <= 1 s and kept for Kalos; sensitivity in
+  ``experiments/fidelity/README.md``].
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ import dataclasses
 
 from acmesim.model.presets import CLUSTERS, ClusterOptions, ClusterPreset
 
-SEREN_STARTUP = {"minimum": 0.0, "median": 0.065, "sigma": 2.64, "maximum": 600.0}
+SEREN_STARTUP = {"minimum": 0.0, "median": 0.065, "sigma": 2.64, "maximum": 600.0,
+                 "launch_interval": 0.02}
 """Seren's start-up latency [derived from Debug's queueing, see the module docstring]."""
 
-KALOS_STARTUP = {"minimum": 4.0, "median": 17.0, "sigma": 0.8, "maximum": 600.0}
+KALOS_STARTUP = {"minimum": 4.0, "median": 17.0, "sigma": 0.8, "maximum": 600.0,
+                 "launch_interval": 0.02}
 """Kalos's start-up latency [derived: 4 s minimum, 17 s median; sigma chosen]."""
 
 

