@@ -73,3 +73,17 @@ def test_presets_carry_their_startup_and_the_option_replaces_it():
         CLUSTERS.create("seren", {"startup": {"mean": 3}})
     with pytest.raises(ConfigError, match="minimum <= median"):
         StartupLatency(minimum=5.0, median=1.0)
+
+
+def test_jobs_started_together_queue_for_the_launcher():
+    # Launch interval 2 s, no other start-up: three 1-GPU jobs started at t=0 run from 0, 2 and
+    # 4 s; a fourth started at t=10 finds the launcher free again. run_time is untouched.
+    latency = StartupLatency(launch_interval=2.0)
+    rows = [job(0, 10, 1), job(0, 10, 1), job(0, 10, 1), job(10, 10, 1)]
+    result = simulate(frame(rows), spec_with(latency), "fifo", audit=True)
+    jobs = by_id(result.jobs)
+    assert [jobs[f"j{i}"]["start_time"] for i in range(4)] == [0.0, 2.0, 4.0, 10.0]
+    assert [jobs[f"j{i}"]["run_time"] for i in range(4)] == [10.0] * 4
+    assert latency.active
+    with pytest.raises(ConfigError, match="launch_interval"):
+        StartupLatency(launch_interval=-1.0)

@@ -24,6 +24,12 @@ NSDI '24). Here all of it is configuration:
 - ``priorities`` maps a type to its priority class (lower first, ``default_priority`` for the
   rest); inside a class jobs go in submission order, skipping jobs that do not fit.
 
+This is the configurable *family* of reservation policies for what-if studies; the calibrated
+baseline ``acme`` (``acme.py``) is one fixed member of it (pretraining may reclaim every node,
+the other teams share a pool sized to their published share of GPU time, evaluation runs
+best-effort beyond it, submissions take fair turns), with its parameters derived or chosen to
+reproduce the published queueing. Compare a variant of this family with ``acme``.
+
 Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
 of the cluster on average; the reservation adds headroom for its 1,024-GPU peaks (§2.1) and
