@@ -81,14 +81,20 @@ def table(frame: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _headroom(**changes: int) -> dict:
+    """The baseline's best-effort headroom with some types changed."""
+    from acmesim.policies.scheduling.acme import _best_effort
+
+    return {"best_effort": {**_best_effort(), **changes}}
+
+
 SENSITIVITY: list[tuple[str, dict, dict]] = [
     ("defaults", {}, {}),
     ("pool 0.20", {"pool": 0.20}, {}),
     ("pool 0.40", {"pool": 0.40}, {}),
-    ("Eval headroom 256", {"best_effort": {"Eval": 256, "SFT": 1024, "MLLM": 1024,
-                                            "Other": 1024}}, {}),
-    ("Eval headroom 1024", {"best_effort": {"Eval": 1024, "SFT": 1024, "MLLM": 1024,
-                                             "Other": 1024}}, {}),
+    ("Eval headroom 256", _headroom(Eval=256), {}),
+    ("Eval headroom 1024", _headroom(Eval=1024), {}),
+    ("others' headroom 1024", _headroom(SFT=1024, MLLM=1024, Other=1024), {}),
     ("others not best-effort", {"best_effort": {"Eval": 512}}, {}),
     ("no fair turns", {"fair_turns": False}, {}),
     ("launch_interval 0", {}, {"launch_interval": 0.0}),
