@@ -20,8 +20,9 @@ for what-if variants, this is the baseline they are compared with):
    pretraining reclaims nodes) and does not count against the pool. Evaluation runs "on the
    spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. The other teams keep
    512 GPUs free, half the largest pretraining job (1,024 GPUs, acme_facts.md §2.1) [chosen:
-   of 2,048, 1,024 and 512 on 183 days of synthetic Seren, seed 1, 512 fails the fewest
-   checks]. The sensitivity is in ``experiments/fidelity/README.md``.
+   of the (evaluation, others) headrooms (512, 2,048), (256, 1,024) and (0, 512) on 183 days
+   of synthetic Seren, seed 1, (0, 512) fails the fewest checks, 15 of 27 against 18 and 18].
+   The sensitivity is in ``experiments/fidelity/README.md``.
 4. **Fair turns between submissions.** Inside the pool types, the pending jobs of different
    submissions (same user, same submission second: an evaluation batch, a sweep) take turns:
    the k-th job of every submission goes before the (k+1)-th of any (Slurm's fair-share, in its
