@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("acmesim.commands.synth",
               "generate a calibrated synthetic trace (Seren, Kalos, task-DL, mixes)"),
     "characterize": ("acmesim.commands.characterize", "print a trace's statistics vs the paper"),
+    "validate": ("acmesim.commands.validate",
+                 "replay a trace's arrivals, compare simulated with recorded queueing"),
     "collect": ("acmesim.commands.collect", "merge the summaries of a sweep into one CSV"),
     "plot": ("acmesim.commands.plot", "draw PNG figures of a run or a sweep"),
 }

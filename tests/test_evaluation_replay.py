@@ -206,5 +206,5 @@ def test_options_are_validated_when_the_config_is_built():
         SCHEDULERS.make_config("eval_decoupled", {"merge_below": 2.0})
     with pytest.raises(ConfigError, match="request_gpus"):
         SCHEDULERS.make_config("eval_decoupled", {"request_gpus": -1})
-    config = SCHEDULERS.make_config("eval_decoupled", {"base": "acme"})
+    config = SCHEDULERS.make_config("eval_decoupled", {"base": "reservation"})
     assert config.base == "acme_reservation"

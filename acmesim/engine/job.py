@@ -25,6 +25,9 @@ class Job:
     failure stop to the restart that follows it (``wait_part``: the share of the current
     overhead spent waiting on the job's own nodes); ``failure_lost_gpu_time`` is the part of
     ``lost_gpu_time`` caused by failures (``stop_cause`` names what stopped the last interval).
+    ``startup`` is the start-up latency at the head of the current interval (first start in a
+    scheduled replay only): it holds the GPUs but counts in neither ``held_time`` nor
+    ``lost_gpu_time``, and ``start_time`` is when it ends (the job runs).
     """
 
     __slots__ = (
@@ -34,7 +37,7 @@ class Job:
         "overhead", "attained_closed", "held_time", "preemptions", "failures", "lost_gpu_time",
         "epoch", "grants", "arrival_seq", "end_state", "next_overhead", "pace", "restarts",
         "stall_time", "recovery_wait", "stopped_at", "wait_part", "stop_cause",
-        "failure_lost_gpu_time",
+        "failure_lost_gpu_time", "startup",
     )
 
     def __init__(
@@ -81,6 +84,7 @@ class Job:
         self.wait_part = 0.0
         self.stop_cause = ""
         self.failure_lost_gpu_time = 0.0
+        self.startup = 0.0
 
     @property
     def remaining_work(self) -> float:

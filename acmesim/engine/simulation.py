@@ -71,6 +71,7 @@ class Simulation:
         self.env = Clock()
         self.table = table
         self.mode = mode
+        self.spec = spec
         self.cluster = Cluster(spec)
         self.cpu_pool = CpuPool(spec.cpu_nodes, spec.cpus_per_cpu_node)
         self.scheduler = RecordedStarts() if mode == "recorded" else scheduler
@@ -79,6 +80,10 @@ class Simulation:
         self.audit = audit
         self.rng = RngStreams(seed)
         """Named random streams for plug-ins that draw (failures, repairs, ...)."""
+        self.startup = (spec.startup.draw(self.rng.stream("startup"), len(table))
+                        if mode == "scheduled" and spec.startup.active else None)
+        """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
+        job index, so it does not depend on the order the scheduler starts jobs in)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
         self.events = 0
@@ -96,6 +101,7 @@ class Simulation:
         self.queued_jobs = 0
         self.queued_gpus = 0
         self._seq = itertools.count()
+        self._launcher_free = 0.0
         self._pass_pending = False
         self._in_pass = False
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
@@ -277,7 +283,9 @@ class Simulation:
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
         else:
-            job.start_time = now
+            startup = self._startup_of(job) if self.startup is not None and gpu_job else 0.0
+            job.overhead = job.startup = startup
+            job.start_time = now + startup
         job.last_start = now
         job.status = RUNNING
         pace = job.pace
@@ -292,6 +300,18 @@ class Simulation:
         if self._hooks["on_start"]:
             self.scheduler.on_start(job, self.view)
         return True
+
+    def _startup_of(self, job: Job) -> float:
+        """The start-up latency of a GPU job's first start now: its wait for the launcher (one
+        job per ``launch_interval``) plus its own draw."""
+        interval = self.spec.startup.launch_interval
+        now = self.env.now
+        wait = 0.0
+        if interval > 0.0:
+            begin = max(now, self._launcher_free)
+            self._launcher_free = begin + interval
+            wait = begin - now
+        return wait + float(self.startup[job.index])
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""
@@ -323,9 +343,11 @@ class Simulation:
         self.request_pass()
         if job.pool == "gpu":
             self.busy_gpus -= job.gpu_num
-        job.held_time += held
+        startup = min(held, job.startup)
+        job.startup = 0.0
+        job.held_time += held - startup
         job.attained_closed += job.gpu_num * held
-        restart = job.gpu_num * min(held, job.overhead)
+        restart = job.gpu_num * (min(held, job.overhead) - startup)
         job.lost_gpu_time += restart
         if job.stop_cause == "failure":
             job.failure_lost_gpu_time += restart

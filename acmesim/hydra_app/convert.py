@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from omegaconf import DictConfig, OmegaConf
@@ -9,7 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 from acmesim.config import Choice, ReplayConfig
 from acmesim.core.errors import ConfigError
 from acmesim.core.registry import Registry
-from acmesim.hydra_app.groups import replay_settings
+from acmesim.hydra_app.groups import default_of, replay_settings
 from acmesim.hydra_app.overrides import check_setting
 
 
@@ -26,8 +27,20 @@ def to_choice(registry: Registry, node: DictConfig) -> Choice:
         raise ConfigError(f"{registry.kind}: {exc}".splitlines()[0]) from None
     assert isinstance(options, dict)
     name = registry.canonical(str(options.pop("name")))
+    options.update(_dict_defaults(registry, name, options))
     registry.make_config(name, options)
     return Choice(name, options)
+
+
+def _dict_defaults(registry: Registry, name: str, options: dict) -> dict:
+    """The declared defaults of dict options left unset (the Hydra schema stores them empty,
+    see ``acmesim.hydra_app.schemas``, so that a dict given on the command line replaces them)."""
+    found = {}
+    for field in dataclasses.fields(registry.config_class(name)):
+        default = default_of(field)
+        if isinstance(default, dict) and options.get(field.name) is None:
+            found[field.name] = default
+    return found
 
 
 def to_replay_config(

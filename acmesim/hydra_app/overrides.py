@@ -82,10 +82,15 @@ def selected_options(
 def check_overrides(
     argv: list[str], registries: Mapping[str, Registry], defaults: Mapping[str, str | None]
 ) -> None:
-    """Reject unknown groups, options, option keys, settings and bad setting values early."""
+    """Reject unknown groups, options, option keys, settings and bad setting values early.
+
+    The options given for one plug-in are validated together (a rule tying two options, such
+    as a quota type that may not also borrow, sees both), once per combination of swept values.
+    """
     overrides = parse_overrides(override_arguments(argv))
     chosen = selected_options(overrides, registries, defaults)
     settings = replay_settings()
+    options: dict[str, dict[str, list[Any]]] = {}
     for override in overrides:
         key = override.key_or_group
         head, _, rest = key.partition(".")
@@ -95,7 +100,7 @@ def check_overrides(
         if override.is_delete():
             continue
         if head in registries and rest:
-            _check_option_key(registries[head], chosen[head], rest, _values(override))
+            options.setdefault(head, {})[rest] = _values(override)
         elif key in settings:
             for value in _values(override):
                 ReplayConfig(**{key: check_setting(key, value, settings[key])})
@@ -110,6 +115,8 @@ def check_overrides(
                 f"unknown key {key!r}; valid groups: {', '.join(registries)}; "
                 f"valid settings: {', '.join(sorted([*settings, *APP_SETTINGS]))}"
             )
+    for group, given in options.items():
+        _check_plugin_options(registries[group], chosen[group], given)
     if all(defaults.get(group) for group in registries):  # else a custom config adds options
         for group, registry in registries.items():
             _build_selected(registry, chosen[group], _group_options(overrides, group))
@@ -175,21 +182,26 @@ def _check_output_dir(key: str, values: list[Any]) -> None:
                 break
 
 
-def _check_option_key(registry: Registry, names: list[str], key: str, values: list[Any]) -> None:
-    """``group.key=value``: the key must exist for every selected option and the value fit."""
-    option = key.split(".")[0]
+def _check_plugin_options(registry: Registry, names: list[str],
+                          given: dict[str, list[Any]]) -> None:
+    """``group.key=value`` options: each key must exist for every selected plug-in, and the
+    options must be valid together (every combination of swept values)."""
     for name in names:
         schema = registry.config_class(name)
         fields = {field.name: field for field in dataclasses.fields(schema)}
-        if option not in fields:
-            raise UnknownOptionError(registry.kind, registry.canonical(name), option, fields)
-        if "." in key:
-            _check_nested_key(registry, name, fields[option], key)
-            continue  # OmegaConf checks the value while composing
-        if any(default_of(f) == MISSING_VALUE for f in fields.values()):
-            continue  # partial: OmegaConf checks it while composing
-        for value in values:
-            registry.make_config(name, {option: _plain(value)})
+        for key in given:
+            option = key.split(".")[0]
+            if option not in fields:
+                raise UnknownOptionError(registry.kind, registry.canonical(name), option, fields)
+            if "." in key:
+                _check_nested_key(registry, name, fields[option], key)
+        if any("." in key for key in given) or any(
+                default_of(f) == MISSING_VALUE for f in fields.values()):
+            continue  # nested or partial: OmegaConf checks it while composing
+        keys = [key for key in given if given[key]]  # interval sweeps have no listed values
+        for combination in itertools.product(*(given[key] for key in keys)):
+            registry.make_config(name, {k: _plain(v) for k, v in zip(keys, combination,
+                                                                       strict=True)})
 
 
 def _check_nested_key(registry: Registry, name: str, field: dataclasses.Field,

@@ -50,13 +50,19 @@ def _storable_default(field: dataclasses.Field) -> dataclasses.Field:
     """A dataclass field default OmegaConf accepts (tuples become lists, factories are kept).
 
     A nested options dataclass (e.g. the file trace's ``columns``) stays a dataclass, so its
-    keys are typed and set without ``+`` (``trace.columns.gpu_num=num_gpus``).
+    keys are typed and set without ``+`` (``trace.columns.gpu_num=num_gpus``). A dict option is
+    stored empty (``None``) and its default filled in after composition
+    (``acmesim.hydra_app.convert``): Hydra *merges* a dict override into the stored value, so a
+    stored default could never be replaced (``quotas={}`` would keep it, a new key would be
+    refused); merging into nothing makes a dict given on the command line replace the default.
     """
     value = default_of(field)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         nested: Any = value
         return dataclasses.field(default_factory=lambda: dataclasses.replace(nested))
-    if isinstance(value, tuple | list | dict):
+    if isinstance(value, dict):
+        return dataclasses.field(default=None)
+    if isinstance(value, tuple | list):
         plain = list(value) if isinstance(value, tuple) else value
         return dataclasses.field(default_factory=lambda: _copy(plain))
     return dataclasses.field(default=value)

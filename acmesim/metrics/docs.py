@@ -31,6 +31,13 @@ absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
   it differs between machines like `wall_time` does.
 - How failures, checkpoints and recoveries are played, and the GPU-time identity the columns
   obey, are described in [failures.md](failures.md).
+- Start-up latency (scheduled mode, GPU jobs; the cluster's `startup` option,
+  `acmesim/model/startup.py`): a job started by the scheduler holds its GPUs for its start-up
+  latency before it runs. It counts as queueing, as in the Acme trace, whose queue column is
+  start − submit with start the moment the job ran: `start_time` is the end of the start-up,
+  so `queue_delay` includes it, and `run_time` and `lost_gpu_time` exclude it (the GPUs count
+  as allocated and busy in `utilization.csv` meanwhile). Only a job's first start has one; a
+  restart pays the restart overhead instead. Recorded mode has none.
 
 This page is generated from `acmesim/metrics/schema.py` by `python -m acmesim.metrics.docs`;
 a test fails when the two disagree.

@@ -52,12 +52,16 @@ JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when repla
     Column("node_num", "int", "nodes", "nodes recorded in the trace"),
     Column("cpu_num", "int", "threads", "CPU threads requested (recorded)"),
     Column("submit_time", "float", S, "submission time"),
-    Column("start_time", "float", S, "first start in the simulation"),
+    Column("start_time", "float", S, "first start in the simulation: when the job began to "
+           "run, after the cluster's start-up latency (scheduled mode; the GPUs are held from "
+           "the scheduler's start)"),
     Column("end_time", "float", S, "end in the simulation"),
-    Column("queue_delay", "float", S, "start_time - submit_time"),
+    Column("queue_delay", "float", S, "start_time - submit_time: waiting for resources plus "
+           "the start-up latency, as the trace's queue column counts it"),
     Column("run_time", "float", S, "time the job held its resources, over all its running "
-           "intervals (equals recorded_run_time unless it was preempted, interrupted, stalled "
-           "for checkpoints or ended early by a modeled job failure)"),
+           "intervals, start-up latency excluded (equals recorded_run_time unless it was "
+           "preempted, interrupted, stalled for checkpoints or ended early by a modeled job "
+           "failure)"),
     Column("jct", "float", S, "job completion time: end_time - submit_time"),
     Column("recorded_start_time", "float", S, "start time recorded in the trace"),
     Column("recorded_run_time", "float", S, "run time recorded in the trace (the job's work)"),

@@ -6,6 +6,7 @@ import dataclasses
 import math
 
 from acmesim.core.errors import ConfigError
+from acmesim.model.startup import StartupLatency
 
 
 @dataclasses.dataclass(frozen=True)
@@ -14,7 +15,8 @@ class ClusterSpec:
 
     GPU nodes sit under leaf switches (``nodes_per_leaf`` each), leaf switches under spine
     switches (``leaves_per_spine`` each). ``cpu_nodes`` CPU-only nodes form a separate CPU
-    partition used only when CPU-only jobs are replayed.
+    partition used only when CPU-only jobs are replayed. ``startup`` is the start-up latency of
+    GPU jobs in scheduled replays (``acmesim.model.startup``; a dict of its fields is accepted).
     """
 
     name: str
@@ -27,8 +29,10 @@ class ClusterSpec:
     leaves_per_spine: int = 8
     cpu_nodes: int = 0
     cpus_per_cpu_node: int = 128
+    startup: StartupLatency = StartupLatency()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "startup", StartupLatency.of(self.startup))
         positive = ("nodes", "gpus_per_node", "cpus_per_node", "nodes_per_leaf",
                     "leaves_per_spine", "cpus_per_cpu_node")
         for field in positive:

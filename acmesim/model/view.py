@@ -151,6 +151,11 @@ class ClusterView:
         """``whole_free_by_leaf[leaf]``: UP nodes with every GPU free under ``leaf`` (live)."""
 
     @property
+    def name(self) -> str:
+        """The cluster's name (its preset's, e.g. ``seren``)."""
+        return self._cluster.spec.name
+
+    @property
     def total_gpus(self) -> int:
         """GPUs in the cluster, whatever their health."""
         return self._cluster.total_gpus

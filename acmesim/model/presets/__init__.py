@@ -36,6 +36,8 @@ class ClusterOptions:
     """CPU-only nodes (where CPU jobs run with cpu_jobs=replay)."""
     cpus_per_cpu_node: int = 128
     """CPU threads per CPU-only node."""
+    startup: dict = dataclasses.field(default_factory=dict)
+    """Start-up latency of GPU jobs (``StartupLatency`` fields; empty: none)."""
 
 
 class ClusterPreset:

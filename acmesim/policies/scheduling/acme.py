@@ -1,0 +1,169 @@
+"""The calibrated baseline ``acme``: how the Acme clusters were run, as one fixed policy.
+
+The paper describes the policy in one sentence: resource isolation and quota reservation
+guarantee resources to pretraining, a best-effort job class raises utilization, and evaluation
+jobs run at lower priority on the spare capacity (acme_facts.md §1 "Scheduling policy", §2.5;
+Hu et al., NSDI '24). ``acme`` is that sentence with its parameters derived from the published
+facts, on top of the configurable ``acme_reservation`` family (same machinery; that family is
+for what-if variants, this is the baseline they are compared with):
+
+1. **Pretraining reservation.** Pretraining may claim every node (``quotas={Pretrain: 1.0}``):
+   whatever other jobs hold is lent to them best-effort, and a pending pretraining job preempts
+   them to get its nodes back (``acme_reservation``'s guarantee).
+2. **A guaranteed pool for the other teams.** Eval, SFT, MLLM and Other jobs together may hold
+   ``pool`` of the cluster's GPUs as of right. [Derived] ``pool`` defaults to those types'
+   published share of the cluster's GPU time (Seren 6.2 + 6.4 + 8.6 + 7.6 = 28.8 %, Kalos
+   0.4 + 2.5 = 2.9 %; acme_facts.md §2.2, R-FIG; ``acmesim.workload.targets``): each team's
+   guarantee is what it uses. On a cluster without published figures the pool is unlimited.
+3. **Best-effort beyond the pool.** Past the pool a job of those types still starts as long as
+   it leaves ``best_effort[type]`` GPUs free; it runs best-effort (preempted first when
+   pretraining reclaims nodes) and does not count against the pool. Evaluation runs "on the
+   spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. The other teams keep
+   512 GPUs free, half the largest pretraining job (1,024 GPUs, acme_facts.md §2.1) [chosen:
+   of the (evaluation, others) headrooms (512, 2,048), (256, 1,024) and (0, 512) on 183 days
+   of synthetic Seren, seed 1, (0, 512) fails the fewest checks, 15 of 27 against 18 and 18].
+   The sensitivity is in ``experiments/fidelity/README.md``.
+4. **Fair turns between submissions.** Inside the pool types, the pending jobs of different
+   submissions (same user, same submission second: an evaluation batch, a sweep) take turns:
+   the k-th job of every submission goes before the (k+1)-th of any (Slurm's fair-share, in its
+   simplest form) [chosen]; a batch of 500 evaluation jobs does not hold up a single SFT job.
+5. **Debug first.** Debug jobs (interactive) are outside the pool, at pretraining's priority.
+
+Queueing therefore comes from the pool filling up and from the cluster's start-up latency
+(``acmesim.model.startup``, which the cluster preset sets).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from typing import Any
+
+from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.policies.scheduling.acme_reservation import AcmeReservation, held_gpus
+from acmesim.workload.targets import CLUSTERS as PUBLISHED
+
+POOL_TYPES: tuple[str, ...] = ("Eval", "SFT", "MLLM", "Other")
+"""The types of the shared pool (everything but pretraining and debugging)."""
+
+
+def _quotas() -> dict[str, float]:
+    """Pretraining may reclaim every node."""
+    return {"Pretrain": 1.0}
+
+
+def _priorities() -> dict[str, int]:
+    """Pretraining and debugging first; every other type in class 1."""
+    return {"Pretrain": 0, "Debug": 0}
+
+
+def _best_effort() -> dict[str, int]:
+    """Evaluation takes any spare GPU; the other teams keep 512 free (see module)."""
+    return {"Eval": 0, "SFT": 512, "MLLM": 512, "Other": 512}
+
+
+def published_pool(cluster: str, types: tuple[str, ...]) -> float:
+    """``types``' published share of ``cluster``'s GPU time (1.0 if it has no published mix)."""
+    targets = PUBLISHED.get(cluster.lower())
+    if targets is None:
+        return 1.0
+    return float(sum(targets.type_gpu_time_share.get(t, 0.0) for t in types))
+
+
+@SCHEDULERS.register("acme")
+class Acme(AcmeReservation):
+    """Pretraining reservation, a guaranteed pool plus best-effort for the rest, fair turns."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config(AcmeReservation.Config):
+        """``acme_reservation``'s options with the baseline's values, plus the pool rules."""
+
+        quotas: dict = dataclasses.field(default_factory=_quotas)
+        priorities: dict = dataclasses.field(default_factory=_priorities)
+        borrowers: tuple[str, ...] = (*POOL_TYPES, "Debug")
+        pool: float | None = None
+        """Share of the GPUs the pool types hold as of right (None: their published share)."""
+        pool_types: tuple[str, ...] = POOL_TYPES
+        best_effort: dict = dataclasses.field(default_factory=_best_effort)
+        """Pool type -> GPUs a best-effort start beyond the pool must leave free (see module)."""
+        fair_turns: bool = True
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            object.__setattr__(self, "pool_types", tuple(self.pool_types))
+            headroom = {str(k): int(v) for k, v in self.best_effort.items()}
+            if any(v < 0 for v in headroom.values()):
+                raise ValueError(f"best_effort headroom must be >= 0 GPUs, got {headroom}")
+            object.__setattr__(self, "best_effort", headroom)
+            if self.pool is not None and not 0.0 <= self.pool <= 1.0:
+                raise ValueError(f"pool must be a share in [0, 1], got {self.pool!r}")
+
+    def __init__(self, config: Config | None = None) -> None:
+        super().__init__(config or self.Config())
+        self.pool_types = frozenset(self.config.pool_types)
+        self.pool_gpus = 0
+        self.pool_held = 0
+        """GPUs the pool types hold inside the pool now (best-effort starts not counted)."""
+        self.pooled: set[int] = set()
+        """Running jobs started inside the pool."""
+        self.turns: dict[tuple[str, float], int] = {}
+        """Jobs of each submission (user, submit time) queued so far: the next one's turn."""
+        self.cluster_view: Any = None
+
+    def _size(self, view: SchedulerView) -> None:
+        """Quotas as in ``acme_reservation``; the pool in GPUs."""
+        super()._size(view)
+        cluster = view.cluster
+        share = self.config.pool
+        if share is None:
+            share = published_pool(cluster.name, self.config.pool_types)
+        self.pool_gpus = int(share * cluster.total_gpus)
+        self.cluster_view = cluster
+
+    def lane(self, job: JobInfo) -> Hashable:
+        """One queue per pool type, so a type the pool refuses never hides a best-effort one."""
+        if job.type in self.pool_types:
+            return ("pool", job.type)
+        return super().lane(job)
+
+    def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, int, float]:
+        """(priority class, turn within its submission, submission time)."""
+        klass, submitted = super().key(job, view)
+        turn = 0
+        if self.config.fair_turns and job.type in self.pool_types:
+            batch = (job.user, job.submit_time)
+            turn = self.turns.get(batch, 0)
+            if job.restarts == 0 and job.preemptions == 0:
+                self.turns[batch] = turn + 1
+        return (klass, turn, submitted)
+
+    def admit(self, job: JobInfo) -> bool:
+        """``acme_reservation``'s rules, and pool jobs within the pool or the headroom."""
+        if job.pool == "gpu" and job.type in self.pool_types and not self._pool_allows(job):
+            return False
+        return super().admit(job)
+
+    def _pool_allows(self, job: JobInfo) -> bool:
+        """Within the pool (or the pool is empty), else best-effort if it leaves the headroom."""
+        if self._in_pool(job):
+            return True
+        headroom = self.config.best_effort.get(job.type)
+        return (headroom is not None
+                and self.cluster_view.free_gpus_total - held_gpus(job) >= headroom)
+
+    def _in_pool(self, job: JobInfo) -> bool:
+        """Whether a job starting now fits the pool (else it starts best-effort)."""
+        return self.pool_held + held_gpus(job) <= self.pool_gpus or self.pool_held == 0
+
+    def _account(self, job: JobInfo, sign: int) -> None:
+        """Count the pool's GPUs (best-effort starts outside it), then ``acme_reservation``'s
+        counters."""
+        if job.pool == "gpu" and job.type in self.pool_types:
+            if sign > 0 and self._in_pool(job):
+                self.pooled.add(job.index)
+                self.pool_held += held_gpus(job)
+            elif sign < 0 and job.index in self.pooled:
+                self.pooled.discard(job.index)
+                self.pool_held -= held_gpus(job)
+        super()._account(job, sign)

@@ -1,0 +1,96 @@
+"""The baseline ``acme``: one hand-worked trace per rule (4 nodes x 8 GPUs, no start-up).
+
+Conventions as in ``test_schedulers.py``: consolidate placement (fullest node that fits,
+lowest index on ties), a preempted job resumes after a 40 s restart overhead and keeps its
+work. The cluster is named ``t`` (no published mix), so ``pool`` is given explicitly.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_schedulers import run
+
+from acmesim.core.errors import ConfigError
+from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.policies.scheduling.acme import published_pool
+
+POOL_8 = {"pool": 0.25}
+"""A pool of 8 of the 32 GPUs."""
+
+
+def starts(jobs):
+    return jobs["start_time"].to_dict()
+
+
+def test_published_pool_is_the_pool_types_share_of_gpu_time():
+    types = ("Eval", "SFT", "MLLM", "Other")
+    assert published_pool("seren", types) == pytest.approx(0.062 + 0.064 + 0.086 + 0.076)
+    assert published_pool("Kalos", types) == pytest.approx(0.004 + 0.025)
+    assert published_pool("tiny", types) == 1.0
+
+
+def test_pool_types_wait_when_the_pool_is_full():
+    # Nothing best-effort: s1 fills the 8-GPU pool, s2 waits for it (t=100) although 24
+    # GPUs are free; a Debug job (outside the pool) starts at once.
+    rows = [("s1", "a", "SFT", 0, 100, 8, 1), ("s2", "b", "SFT", 0, 100, 8, 1),
+            ("d1", "c", "Debug", 0, 50, 8, 1)]
+    jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {}})
+    assert starts(jobs) == {"s1": 0.0, "s2": 100.0, "d1": 0.0}
+
+
+def test_a_job_larger_than_the_pool_starts_when_the_pool_is_empty():
+    rows = [("s1", "a", "SFT", 0, 100, 16, 2)]
+    jobs, _ = run(rows, "acme", nodes=4, options=POOL_8)
+    assert starts(jobs) == {"s1": 0.0}
+
+
+def test_evaluation_runs_best_effort_while_it_leaves_the_headroom():
+    # Pool 8 GPUs, headroom 8: e1 fills the pool; e2 leaves 32-16 = 16 free, e3 leaves 8: both
+    # start best-effort; e4 would leave 0 < 8 and waits for e1's end (t=100).
+    rows = [(f"e{i}", "a", "Eval", 0, 100 + i, 8, 1) for i in range(1, 5)]
+    jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {"Eval": 8}})
+    assert starts(jobs) == {"e1": 0.0, "e2": 0.0, "e3": 0.0, "e4": 101.0}
+
+
+def test_pretraining_reclaims_nodes_from_best_effort_jobs():
+    # Three best-effort Eval jobs hold 3 nodes; a 32-GPU pretraining job arrives at t=10 and
+    # preempts them all (they borrow), starts at once; the Eval jobs resume after it (t=70)
+    # and lose 40 s of restart overhead each (8 GPUs x 40 s).
+    rows = [(f"e{i}", "a", "Eval", 0, 100, 8, 1) for i in range(1, 4)]
+    rows.append(("p1", "b", "Pretrain", 10, 60, 32, 4))
+    jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {"Eval": 0}})
+    assert jobs.loc["p1", "start_time"] == 10.0
+    assert (jobs.loc[["e1", "e2", "e3"], "preemptions"] == 1).all()
+    assert (jobs.loc[["e1", "e2", "e3"], "lost_gpu_time"] == 8 * 40.0).all()
+    assert (jobs.loc[["e1", "e2", "e3"], "end_time"] == 70 + 40 + 90).all()
+
+
+def test_submissions_take_fair_turns():
+    # Pool of 8 GPUs, nothing best-effort: a1 runs 0..100; a2 and a3 (same submission) and
+    # b1 (submitted at t=1 by another user) wait. Fair turns: b1 is its submission's first
+    # job, a2 the second of its own, so b1 starts at 100, then a2 at 200, a3 at 300.
+    rows = [("a1", "u", "Eval", 0, 100, 8, 1), ("a2", "u", "Eval", 0, 100, 8, 1),
+            ("a3", "u", "Eval", 0, 100, 8, 1), ("b1", "v", "SFT", 1, 100, 8, 1)]
+    options = {**POOL_8, "best_effort": {}}
+    jobs, _ = run(rows, "acme", nodes=4, options=options)
+    assert starts(jobs) == {"a1": 0.0, "a2": 200.0, "a3": 300.0, "b1": 100.0}
+    fifo, _ = run(rows, "acme", nodes=4, options={**options, "fair_turns": False})
+    assert starts(fifo) == {"a1": 0.0, "a2": 100.0, "a3": 200.0, "b1": 300.0}
+
+
+def test_acme_options_are_checked():
+    with pytest.raises(ConfigError, match="pool"):
+        SCHEDULERS.create("acme", {"pool": 1.5})
+    with pytest.raises(ConfigError, match="headroom"):
+        SCHEDULERS.create("acme", {"best_effort": {"Eval": -1}})
+    assert SCHEDULERS.make_config("acme").quotas == {"Pretrain": 1.0}
+
+
+def test_best_effort_gpus_do_not_count_against_the_pool():
+    # Pool 8 GPUs, headroom 0: e1 takes the pool (ends at 10), e2 runs best-effort until 100.
+    # s1 (SFT, not best-effort) arrives at 20: the pool is empty again, so it starts at once
+    # although e2 still holds 8 GPUs.
+    rows = [("e1", "a", "Eval", 0, 10, 8, 1), ("e2", "a", "Eval", 0, 100, 8, 1),
+            ("s1", "b", "SFT", 20, 50, 8, 1)]
+    jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {"Eval": 0}})
+    assert starts(jobs) == {"e1": 0.0, "e2": 0.0, "s1": 20.0}

@@ -1,0 +1,89 @@
+"""Start-up latency: GPUs held from the scheduler's start until the job runs (hand-worked)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from factories import by_id, cluster, frame, job
+
+from acmesim.core.errors import ConfigError
+from acmesim.core.rng import RngStreams
+from acmesim.engine.simulate import simulate
+from acmesim.model import CLUSTERS
+from acmesim.model.startup import StartupLatency
+
+FIXED_5S = StartupLatency(minimum=5.0, median=5.0, sigma=0.0)
+
+
+def spec_with(startup, nodes=1):
+    return dataclasses.replace(cluster(nodes), startup=startup)
+
+
+def test_startup_holds_the_gpus_and_counts_as_queueing():
+    # One 8-GPU node, two 8-GPU jobs of 10 s submitted at 0, start-up exactly 5 s:
+    # A is started at 0, runs 5..15; B is started at 15 (A's end), runs 20..30.
+    rows = [job(0, 10, 8), job(0, 10, 8)]
+    result = simulate(frame(rows), spec_with(FIXED_5S), "fifo", audit=True)
+    jobs = by_id(result.jobs)
+    assert (jobs["j0"]["start_time"], jobs["j0"]["end_time"]) == (5.0, 15.0)
+    assert (jobs["j1"]["start_time"], jobs["j1"]["end_time"]) == (20.0, 30.0)
+    assert [jobs[j]["queue_delay"] for j in ("j0", "j1")] == [5.0, 20.0]
+    assert [jobs[j]["run_time"] for j in ("j0", "j1")] == [10.0, 10.0]
+    assert [jobs[j]["lost_gpu_time"] for j in ("j0", "j1")] == [0.0, 0.0]
+    curve = result.curve
+    busy = curve.busy_gpus[(curve.time >= 0) & (curve.time < 30)]
+    assert (busy == 8).all()  # held through both start-ups: B cannot start during A's
+
+
+def test_recorded_mode_ignores_startup():
+    rows = [job(0, 10, 8, start=3), job(1, 10, 8, start=13)]
+    result = simulate(frame(rows), spec_with(FIXED_5S), mode="recorded")
+    jobs = by_id(result.jobs)
+    assert [jobs[j]["start_time"] for j in ("j0", "j1")] == [3.0, 13.0]
+
+
+def test_startup_is_drawn_per_job_from_its_own_stream():
+    latency = StartupLatency(minimum=4.0, median=17.0, sigma=0.8, maximum=600.0)
+    rows = [job(t, 100, 1) for t in range(0, 400, 2)]
+    result = simulate(frame(rows), spec_with(latency, nodes=40), "fifo", seed=3)
+    expected = latency.draw(RngStreams(3).stream("startup"), len(rows))
+    delays = result.jobs.queue_delay.to_numpy()
+    assert np.allclose(delays, expected)  # the cluster never fills: queueing is start-up only
+    assert delays.min() >= 4.0 and delays.max() <= 600.0
+
+
+def test_shifted_lognormal_median_minimum_and_cap():
+    latency = StartupLatency(minimum=4.0, median=17.0, sigma=0.8, maximum=60.0)
+    draws = latency.draw(np.random.default_rng(0), 100_000)
+    assert np.median(draws) == pytest.approx(17.0, rel=0.02)
+    assert draws.min() >= 4.0 and draws.max() == 60.0
+    # P(X <= 4 + 13 e^{0.8 z}) = Phi(z): at z = 1, 4 + 13 e^0.8 = 32.93
+    assert (draws <= 32.93).mean() == pytest.approx(0.8413, abs=0.005)
+    assert not StartupLatency().active and (StartupLatency().draw(None, 3) == 0).all()
+
+
+def test_presets_carry_their_startup_and_the_option_replaces_it():
+    assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
+    assert CLUSTERS.create("seren").spec.startup.median == pytest.approx(0.065)
+    assert not CLUSTERS.create("seren", {"startup": {}}).spec.startup.active
+    assert not CLUSTERS.create("tiny").spec.startup.active
+    with pytest.raises(ConfigError, match="no field"):
+        CLUSTERS.create("seren", {"startup": {"mean": 3}})
+    with pytest.raises(ConfigError, match="minimum <= median"):
+        StartupLatency(minimum=5.0, median=1.0)
+
+
+def test_jobs_started_together_queue_for_the_launcher():
+    # Launch interval 2 s, no other start-up: three 1-GPU jobs started at t=0 run from 0, 2 and
+    # 4 s; a fourth started at t=10 finds the launcher free again. run_time is untouched.
+    latency = StartupLatency(launch_interval=2.0)
+    rows = [job(0, 10, 1), job(0, 10, 1), job(0, 10, 1), job(10, 10, 1)]
+    result = simulate(frame(rows), spec_with(latency), "fifo", audit=True)
+    jobs = by_id(result.jobs)
+    assert [jobs[f"j{i}"]["start_time"] for i in range(4)] == [0.0, 2.0, 4.0, 10.0]
+    assert [jobs[f"j{i}"]["run_time"] for i in range(4)] == [10.0] * 4
+    assert latency.active
+    with pytest.raises(ConfigError, match="launch_interval"):
+        StartupLatency(launch_interval=-1.0)

@@ -1,0 +1,107 @@
+"""``acmesim validate``: recorded against simulated queueing, on tiny traces with known answers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from factories import frame, job
+from png_checks import assert_png
+
+from acmesim.analysis import fidelity as fid
+from acmesim.cli import main
+from acmesim.core.errors import ConfigError
+from acmesim.workload.formats import write_acme_csv
+
+
+def test_ks_distance_and_ratios_by_hand():
+    a = np.array([0.0, 0.0, 0.0, 0.0])
+    b = np.array([0.0, 10.0, 20.0, 30.0])
+    assert fid.ks_distance(a, b) == 0.75  # at 0: F_a = 1, F_b = 1/4
+    assert fid.ks_distance(b, b) == 0.0
+    assert fid.ratio(0.0, 0.4) == 1.0  # both resolve to "<= 1 s"
+    assert fid.ratio(40.0, 10.0) == 4.0
+
+
+def test_type_verdicts_use_the_tolerances():
+    recorded = np.array([0.0] * 50 + [100.0] * 50)
+    close = np.array([0.0] * 45 + [180.0] * 55)  # 45 % <= 1 s (5 points off), p90 x1.8
+    far = np.array([0.0] * 30 + [300.0] * 70)  # 20 points off, p90 x3
+    tol = fid.Tolerances()
+    assert fid.type_fidelity("Eval", recorded, close, tol).passed
+    row = fid.type_fidelity("Eval", recorded, far, tol)
+    assert not row.passed
+    assert row.ratios[90] == pytest.approx(3.0)
+    assert any("% <= 1 s: 30.0 vs 50.0" in f for f in row.failures)
+
+
+def test_p90_ordering():
+    good = {"Eval": 300, "SFT": 170, "Pretrain": 26, "MLLM": 10, "Other": 15, "Debug": 2}
+    assert fid.p90_ordering(good) is True
+    assert fid.p90_ordering({**good, "MLLM": 200}) is False
+    assert fid.p90_ordering({k: v for k, v in good.items() if k != "MLLM"}) is None
+
+
+@pytest.fixture
+def tiny_trace(tmp_path):
+    # Five whole-cluster (32-GPU) Eval jobs of 100 s submitted at once on 'tiny' (4 x 8 GPUs).
+    # The trace recorded each starting at once; FIFO must run them one after the other:
+    # simulated queue delays 0, 100, 200, 300, 400 s.
+    rows = [job(0, 100, 32, nodes=4, type="Eval", user="u1") for _ in range(5)]
+    path = tmp_path / "tiny.csv"
+    write_acme_csv(frame(rows), path, "seren")
+    return path
+
+
+def test_validate_on_a_tiny_trace_with_known_answers(tiny_trace, capsys, tmp_path):
+    code = main(["validate", str(tiny_trace), "--scheduler", "fifo", "--cluster", "tiny",
+                 "--json", "--plot", str(tmp_path / "figs")])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    (row,) = data["types"]
+    assert row["type"] == "Eval" and row["jobs"] == 5
+    assert row["recorded"] == {"p50": 0.0, "p75": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0}
+    # numpy's linear percentiles of 0, 100, 200, 300, 400
+    assert row["simulated"] == {"p50": 200.0, "p75": 300.0, "p90": 360.0, "p95": 380.0,
+                                "p99": 396.0}
+    assert (row["recorded_le1"], row["simulated_le1"]) == (100.0, 20.0)
+    assert row["ratios"]["p90"] == 360.0 and row["ks"] == 0.8
+    assert not data["passed"] and data["p90_ordering"] is None
+    assert data["cluster"]["queue_mean"]["simulated"] == 200.0
+    assert data["cluster"]["jct_mean"] == {"recorded": 100.0, "simulated": 300.0, "ratio": 3.0}
+    assert len(data["figures"]) == 1
+    assert_png(data["figures"][0])
+
+
+def test_validate_text_and_strict_exit(tiny_trace, capsys):
+    assert main(["validate", str(tiny_trace), "--scheduler", "fifo", "--cluster", "tiny",
+                 "--strict"]) == 1
+    text = capsys.readouterr().out
+    assert "Eval" in text and "FAIL" in text and "360" in text
+
+
+def test_validate_needs_a_cluster_for_a_foreign_format():
+    from acmesim.commands.validate import trace_cluster
+
+    assert trace_cluster(None, "kalos") == "kalos"
+    assert trace_cluster("tiny", "philly") == "tiny"
+    with pytest.raises(ConfigError, match="give --cluster"):
+        trace_cluster(None, "philly")
+
+
+def test_published_comparison_uses_the_seren_table_and_lower_bounds():
+    import pandas as pd
+
+    # Other: 73 % at 0 s, the rest at 20,000 s: p90, p95 far above 15 / 68 s (fail), p99
+    # 20,000 s >= half of the lower bound 32,768 s (pass); % <= 1 s 73 vs 72.7 (pass).
+    queue = np.array([0.0] * 73 + [20000.0] * 27)
+    sim = pd.DataFrame({"type": "Other", "queue": queue, "jct": queue + 100})
+    result = fid.published_fidelity(sim, "seren")
+    other = next(row for row in result.types if row.type == "Other")
+    assert other.recorded[99] == 32768.0 and other.recorded_le1 == 72.7
+    assert [f.split(":")[0] for f in other.failures] == ["Other p90", "Other p95"]
+    assert result.cluster["queue_mean"]["recorded"] == pytest.approx(445.984)
+    assert any(f.startswith("mean queue") for f in result.failures)
+    kalos = fid.published_fidelity(sim, "kalos")
+    assert kalos.types == [] and kalos.cluster["queue_median"]["recorded"] == 17.0
