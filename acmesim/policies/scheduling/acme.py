@@ -85,9 +85,11 @@ class Acme(AcmeReservation):
         pool: float | None = None
         """Share of the GPUs the pool types hold as of right (None: their published share)."""
         pool_types: tuple[str, ...] = POOL_TYPES
+        """Job types that share the guaranteed pool (the others: reservation or Debug's class)."""
         best_effort: dict = dataclasses.field(default_factory=_best_effort)
         """Pool type -> GPUs a best-effort start beyond the pool must leave free (see module)."""
         fair_turns: bool = True
+        """Pending jobs of different submissions of a pool type take turns (k-th before k+1-th)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()
