@@ -58,6 +58,17 @@ def test_a_dict_sweep_replaces_the_default_in_every_run(runs):
     assert quotas == [{}, {"Pretrain": 0.5}]
 
 
+def test_one_key_of_a_dict_option_is_added_with_plus(runs, capsys, tmp_path):
+    assert main(["replay", "scheduler=acme_reservation", "scheduler.quotas.Pretrain=0.6",
+                 "hydra.run.dir=out"]) == 1
+    err = capsys.readouterr().err
+    assert "+scheduler.quotas.Pretrain=VALUE" in err and "Traceback" not in err
+    assert not runs and not (tmp_path / "out").exists()
+    assert main(["replay", "scheduler=acme_reservation", "+scheduler.quotas.Pretrain=0.6",
+                 "hydra.run.dir=out"]) == 0, capsys.readouterr().err
+    assert runs[0][0].scheduler.options["quotas"] == {"Pretrain": 0.6}
+
+
 def test_reservation_docstring_states_the_default_quota():
     import re
 

@@ -8,18 +8,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from cli_standins import fake_run_replay
+from cli_standins import fake_config_data, fake_run_replay
 from png_checks import assert_png
 
 from acmesim.analysis.plots import cdf_points, plot_trace
 from acmesim.cli import main
+from acmesim.completion import mark_complete
 from acmesim.config import Choice, ReplayConfig
 
 
-def fake_run(run_dir: Path, **changes) -> Path:
+def fake_run(run_dir: Path, summary_fields: dict | None = None, **changes) -> Path:
+    """A complete stand-in run; ``summary_fields`` rewrite its summary (and its record)."""
     fake_run_replay.calls = []
     run_dir.mkdir(parents=True)
-    fake_run_replay(dataclasses.replace(ReplayConfig(), **changes), run_dir)
+    config = dataclasses.replace(ReplayConfig(), **changes)
+    fake_run_replay(config, run_dir)
+    if summary_fields:
+        summary = pd.read_csv(run_dir / "summary.csv").assign(**summary_fields)
+        summary.to_csv(run_dir / "summary.csv", index=False)
+        mark_complete(run_dir, fake_config_data(config),
+                      [run_dir / name for name in ("jobs.csv", "utilization.csv", "summary.csv",
+                                                   "config.yaml")])
     return run_dir
 
 
@@ -123,11 +132,8 @@ def test_a_sweep_draws_no_chart_for_a_metric_zero_in_every_run(tmp_path):
 
     sweep = tmp_path / "sweep"
     for i, scheduler in enumerate(["fifo", "qssf"]):
-        run = fake_run(sweep / str(i), scheduler=Choice(scheduler))
-        summary = pd.read_csv(run / "summary.csv")
-        summary["failures"] = 0
-        summary["preemptions"] = [0, 3][i]
-        summary.to_csv(run / "summary.csv", index=False)
+        run = fake_run(sweep / str(i), {"failures": 0, "preemptions": [0, 3][i]},
+                       scheduler=Choice(scheduler))
         (run / ".hydra").mkdir()
         (run / ".hydra" / "overrides.yaml").write_text(f"- scheduler={scheduler}\n")
     figures = plot_sweep(sweep)  # no out_dir: figures only, nothing written

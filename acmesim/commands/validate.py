@@ -178,13 +178,16 @@ def _failed_checks(result: fid.Fidelity) -> int:
 
 def draw(run: dict[str, Any], directory: Path) -> list[Path]:
     """One recorded-vs-simulated CDF figure per job type in ``directory``."""
-    from acmesim.analysis.plots import cdf_points, plt, save_figure
+    from matplotlib.figure import Figure
+
+    from acmesim.analysis.plots import cdf_points, save_figure
 
     directory.mkdir(parents=True, exist_ok=True)
     recorded, simulated = run["recorded_frame"], run["simulated_frame"]
     paths = []
     for name in fid.types_of(recorded):
-        fig, ax = plt.subplots(figsize=(5, 3.5))
+        fig = Figure(figsize=(5, 3.5))
+        ax = fig.subplots()
         for label, frame in (("recorded", recorded), ("simulated", simulated)):
             x, y = cdf_points(frame.loc[frame["type"] == name, "queue"])
             ax.step(np.maximum(x, fid.FLOOR), y, where="post", label=label)

@@ -100,6 +100,8 @@ def check_overrides(
         if override.is_delete():
             continue
         if head in registries and rest:
+            if "." in rest and not (override.is_add() or override.is_force_add()):
+                _check_dict_key(head, registries[head], chosen[head], rest)
             options.setdefault(head, {})[rest] = _values(override)
         elif key in settings:
             for value in _values(override):
@@ -202,6 +204,22 @@ def _check_plugin_options(registry: Registry, names: list[str],
         for combination in itertools.product(*(given[key] for key in keys)):
             registry.make_config(name, {k: _plain(v) for k, v in zip(keys, combination,
                                                                        strict=True)})
+
+
+def _check_dict_key(group: str, registry: Registry, names: list[str], key: str) -> None:
+    """``group.option.key=value`` on a dict option: say how to write it (Hydra would refuse).
+
+    A dict option starts empty on the command line (a dict given there replaces the default),
+    so one key is added with ``+``; the dict then holds only the keys given.
+    """
+    option, sub = key.split(".")[:2]
+    for name in names:
+        fields = {f.name: f for f in dataclasses.fields(registry.config_class(name))}
+        if option in fields and isinstance(default_of(fields[option]), dict):
+            raise ConfigError(
+                f"{group}.{key}: {option} is a dict option and a dict given on the command line "
+                f"replaces its default; write +{group}.{key}=VALUE (the dict then holds only "
+                f"the keys given) or {group}.{option}={{{sub}:VALUE,...}}")
 
 
 def _check_nested_key(registry: Registry, name: str, field: dataclasses.Field,
