@@ -84,12 +84,18 @@ class Simulation:
         self.events = 0
         self.passes = 0
         self.busy_gpus = 0
+        self.busy_load = 0
+        """Sum of ``load`` over running GPU jobs (mW above idle if all computed; integer, exact)."""
         self.running: dict[int, Job] = {}
         self.held: dict[int, Job] = {}
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
         self.arrival_hooks: list[Callable[[Job], None]] = []
         """Called with each job as it arrives, before it is queued (may set its work, final
-        state or checkpoint ``pace``)."""
+        state, checkpoint ``pace`` or power ``load``)."""
+        self.close_hooks: list[Callable[[Job, float], None]] = []
+        """Called with each job and the time as one of its running intervals closes, before the
+        engine accounts it (the interval ran from ``job.last_start``; ``job.overhead``,
+        ``job.done_work`` and ``job.pace`` still describe it)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -210,7 +216,8 @@ class Simulation:
             self._in_pass = False
         now = self.env.now
         self.steps.record(now, self.busy_gpus, self.cluster.allocated_gpus,
-                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus)
+                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus,
+                          self.busy_load)
         if self.audit:
             self.check_invariants()
         if now >= self._next_progress:
@@ -288,6 +295,7 @@ class Simulation:
         self.running[job.index] = job
         if gpu_job:
             self.busy_gpus += gpus
+            self.busy_load += job.load
         env.call_at(end, self._on_complete, (job, job.epoch))
         if self._hooks["on_start"]:
             self.scheduler.on_start(job, self.view)
@@ -311,12 +319,15 @@ class Simulation:
     def _close_interval(self, job: Job) -> float:
         """Release the job's resources and account its running interval; returns its length."""
         now = self.env.now
+        for hook in self.close_hooks:
+            hook(job, now)
         held = now - job.last_start
         pool = self.cluster if job.pool == "gpu" else self.cpu_pool
         pool.release(job.index, job.grants)
         del self.running[job.index]
         if job.pool == "gpu":
             self.busy_gpus -= job.gpu_num
+            self.busy_load -= job.load
         job.held_time += held
         job.attained_closed += job.gpu_num * held
         restart = job.gpu_num * min(held, job.overhead)

@@ -10,6 +10,7 @@ from acmesim.metrics.collectors import StepRecorder
 from acmesim.metrics.schema import UTILIZATION
 
 CURVE_FIELDS = StepRecorder.FIELDS
+POWER_COLUMNS = ("power_kw", "power_idle_kw", "power_waiting_kw", "power_running_kw")
 
 
 def integral(time: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -42,6 +43,8 @@ def utilization_table(curve: dict[str, np.ndarray], end: float, interval: float,
         area = integral(curve["time"], curve[name], edges)
         table[name] = np.diff(area) / widths
     table["gpu_utilization"] = table["busy_gpus"] / total_gpus
+    for name in POWER_COLUMNS:  # filled by a power model (acmesim.energy), else empty
+        table[name] = np.full(count, np.nan)
     return pd.DataFrame(table)[UTILIZATION.names]
 
 
