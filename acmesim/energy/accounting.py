@@ -58,11 +58,13 @@ class PowerAccounting:
                  else np.full(n, np.nan))
         self.util, self.drawn_utilization = job_utilization(given, sim.rng.stream("power.gpu_util"))
         factor = self.model.draw_factor(sim.rng.stream("power.factor"), n)
-        self.run_w = np.asarray(self.model.running_w(self.util, factor), dtype=np.float64)
+        run_w = np.asarray(self.model.running_w(self.util, factor), dtype=np.float64)
+        per_gpu = np.round((run_w - self.model.idle_w) * MILLI).astype(np.int64)
+        self.run_w = self.model.idle_w + per_gpu / MILLI
+        """Each job's computing draw per GPU, to the milliwatt its load carries."""
         self.gpu_num = np.asarray(table.gpu_num, dtype=np.int64)
         gpu = np.asarray([p == "gpu" for p in table.pool], dtype=bool)
         self.gpu_num = np.where(gpu, self.gpu_num, 0)
-        per_gpu = np.round((self.run_w - self.model.idle_w) * MILLI).astype(np.int64)
         self.loads = (per_gpu * self.gpu_num).tolist()
         self.restart_s = np.zeros(n)
         self.failure_restart_s = np.zeros(n)

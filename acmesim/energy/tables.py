@@ -81,7 +81,8 @@ def summary_fields(acc: PowerAccounting, curve: dict[str, np.ndarray], end: floa
                    ) -> dict[str, Any]:
     """Energy totals, by state, lost to failures and checkpoints, and the mean server power."""
     model = acc.model
-    edges = np.array([0.0, end])
+    count = max(1, int(np.ceil(end / acc.interval)))
+    edges = np.minimum(np.arange(count + 1, dtype=np.float64) * acc.interval, end)
     energy = _state_energy(acc, curve, edges, total_gpus, gpus_per_node)
     total = float(sum(energy[s].sum() for s in STATES))
     gpu_j = float(energy["gpu"].sum())

@@ -8,7 +8,10 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
   failure detection, checkpoint stall) draws as an idle one; the facts give no separate figure.
 - ``peak_w = 558``: the largest Seren GPU sample (max 558 W). **Used as given** as the draw of a
   GPU at utilization 1 and intensity 1.
-- A computing GPU draws ``idle_w + (peak_w - idle_w) x util x intensity``. ``util`` is the job's
+- ``active_w = 80``: **assumption**: a GPU running kernels draws at least 80 W, above the 70 W
+  line of the published idle share, because that share (28-30% of samples <= 70 W) is the idle
+  GPUs alone ("about 30% of GPUs are idle", §6): allocated GPUs are almost never below it.
+- A computing GPU draws ``active_w + (peak_w - active_w) x util x intensity``. ``util`` is the job's
   GPU utilization (``acmesim.energy.job_util``: near 1 for most jobs, as published); the
   *intensity* is how hard the job's kernels drive the GPU while it is busy (SM and tensor
   activity spread widely: Seren SM activity median 50%, tensor activity median 14%; §6), drawn
@@ -38,7 +41,7 @@ from acmesim.policies.power.base import PowerModel, check_draws
 
 @POWERS.register("acme")
 class AcmePower(PowerModel):
-    """Seren's A100 servers: idle 60 W, busy GPUs up to 558 W by per-job intensity."""
+    """Seren's A100 servers: idle 60 W, computing GPUs 80-558 W by per-job intensity."""
 
     @dataclasses.dataclass(frozen=True)
     class Config:
@@ -46,6 +49,7 @@ class AcmePower(PowerModel):
 
         idle_w: float = 60.0
         waiting_w: float = 60.0
+        active_w: float = 80.0
         peak_w: float = 558.0
         intensity_mean: float = 0.35
         intensity_concentration: float = 1.5
@@ -55,8 +59,9 @@ class AcmePower(PowerModel):
 
         def __post_init__(self) -> None:
             check_draws(self.idle_w, self.waiting_w, self.cpu_w + self.other_w, self.efficiency)
-            if not self.peak_w >= self.idle_w:
-                raise ValueError(f"peak_w must be >= idle_w, got {self.peak_w!r}")
+            if not self.peak_w >= self.active_w >= 0:
+                raise ValueError(f"need peak_w >= active_w >= 0, got {self.peak_w!r} and "
+                                 f"{self.active_w!r}")
             if not 0 < self.intensity_mean < 1 or not self.intensity_concentration > 0:
                 raise ValueError("need 0 < intensity_mean < 1 and intensity_concentration > 0, "
                                  f"got {self.intensity_mean!r}, "
@@ -70,12 +75,12 @@ class AcmePower(PowerModel):
         self.efficiency = config.efficiency
 
     def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
-        """``idle_w + (peak_w - idle_w) x util x intensity`` (intensity 1 when not given)."""
+        """``active_w + (peak_w - active_w) x util x intensity`` (intensity 1 when not given)."""
         c = self.config
         active = np.asarray(util, dtype=float)
         if factor is not None:
             active = active * factor
-        return c.idle_w + (c.peak_w - c.idle_w) * active
+        return c.active_w + (c.peak_w - c.active_w) * active
 
     def draw_factor(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Each job's intensity from Beta(``intensity_mean``, ``intensity_concentration``)."""
