@@ -1,7 +1,8 @@
 """PNG figures of a run, of a sweep, and of a trace (the Acme paper's characterization plots).
 
 Every figure is drawn with matplotlib's Agg backend (no display needed) and written atomically.
-Run figures: CDFs of queue delay and JCT per job type, busy GPUs and queue length over time.
+Run figures: CDFs of queue delay and JCT per job type, busy GPUs and queue length over time,
+and (with a power model) cluster power over time, stacked by GPU state.
 Sweep figures: bar charts comparing the runs' summary metrics (mean and spread over seeds) and
 JCT CDFs per configuration. Trace figures follow the paper (Hu et al., NSDI '24; reference
 figures in the AcmeTrace release): job-type shares, final-state shares, GPU demand, durations.
@@ -31,7 +32,8 @@ JOB_METRICS = {"queue_delay": "queue delay (s)", "jct": "job completion time (s)
 STATE_GROUPS = {"Completed": {"COMPLETED"}, "Canceled": {"CANCELLED"}, "Failed": FAILED_STATES}
 """The paper's three final-state classes (TIMEOUT and NODE_FAIL count as failed)."""
 SWEEP_METRICS = ("jct_mean", "jct_p95", "queue_delay_mean", "queue_delay_p95", "gpu_utilization",
-                 "makespan", "lost_gpu_time", "failures", "preemptions")
+                 "makespan", "lost_gpu_time", "failures", "preemptions", "energy_kwh",
+                 "energy_idle_kwh", "energy_lost_failures_kwh")
 """Summary columns (``acmesim.metrics.schema.SUMMARY``) compared across a sweep, when present."""
 
 
@@ -92,19 +94,46 @@ def plot_utilization(util: pd.DataFrame, path: Path) -> Path:
     return save_figure(fig, path)
 
 
+POWER_STATES = {"power_running_kw": "running", "power_waiting_kw": "waiting",
+                "power_idle_kw": "idle"}
+"""utilization.csv power columns by GPU state, stacked bottom to top."""
+
+
+def has_power(util: pd.DataFrame) -> bool:
+    """Whether ``util`` carries power (a run with a power model)."""
+    return "power_kw" in util and pd.to_numeric(util["power_kw"], errors="coerce").notna().any()
+
+
+def plot_power(util: pd.DataFrame, path: Path) -> Path:
+    """Cluster wall power over simulated time (days), stacked by GPU state, total on top."""
+    time = seconds(util["interval_start"]) / 86400.0
+    time = time - time.min()
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    layers = [util[c].to_numpy(dtype=float) for c in POWER_STATES]
+    ax.stackplot(time, layers, labels=list(POWER_STATES.values()), step="post", alpha=0.8)
+    ax.step(time, util["power_kw"], where="post", color="black", linewidth=0.8, label="total")
+    ax.set(xlabel="simulated time (days)", ylabel="power (kW)", ylim=(0, None))
+    ax.grid(True, linestyle=":")
+    ax.legend(fontsize="small", loc="lower right")
+    return save_figure(fig, path)
+
+
 def _first(frame: pd.DataFrame, names: Sequence[str]) -> str:
     """The first of ``names`` that is a column of ``frame`` (else its first column)."""
     return next((n for n in names if n in frame.columns), frame.columns[0])
 
 
 def plot_run(run_dir: Path, out_dir: Path | None = None) -> list[Path]:
-    """Figures of one run: queue-delay and JCT CDFs per job type, utilization over time."""
+    """Figures of one run: queue-delay and JCT CDFs per job type, utilization over time, and
+    power over time by GPU state when the run had a power model."""
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run_dir / "figures"
     delays = job_delays(_read_csv(run_dir / "jobs.csv"))
     paths = [_cdf_by_type(delays, m, out / f"{m}_cdf.png") for m in JOB_METRICS]
-    paths.append(plot_utilization(_read_csv(run_dir / "utilization.csv"),
-                                  out / "utilization.png"))
+    util = _read_csv(run_dir / "utilization.csv")
+    paths.append(plot_utilization(util, out / "utilization.png"))
+    if has_power(util):
+        paths.append(plot_power(util, out / "power.png"))
     return paths
 
 

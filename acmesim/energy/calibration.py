@@ -54,11 +54,11 @@ TARGETS: tuple[Target, ...] = (
     Target("gpu_power_median_w", 96.0, True, "Seren GPU power median (R-PKL)"),
     Target("gpu_power_p90_w", 395.0, True, "Seren GPU power p90 (R-PKL)"),
     Target("idle_share", 0.29, False, "28-30% of GPU samples <= 70 W (R-PKL)"),
-    Target("gpu_power_p75_w", 291.0, False, "Seren GPU power p75 (R-PKL)"),
+    Target("gpu_power_p75_w", 291.0, True, "Seren GPU power p75 (R-PKL)"),
     Target("server_power_mean_w", 2930.0, False, "Seren GPU-server mean power (R-PKL)"),
 )
-"""The calibration criteria (acme_facts.md §6): the fit uses two (at the published load), the
-others are checks."""
+"""The calibration criteria (acme_facts.md §6): the fit uses the three quantiles (at the
+published load), the others are checks."""
 
 
 def power_samples(result: SimulationResult, model: Any, start: float, end: float
@@ -112,6 +112,31 @@ def measure(result: SimulationResult, model: Any, start: float, end: float,
     }
 
 
+def population(model: Any, n: int, seed: int, idle: float = PUBLISHED_IDLE) -> dict[str, float]:
+    """The targets for ``n`` equally weighted jobs drawn from the model's distributions.
+
+    What the model gives in expectation, mixed with idle GPUs at the published share: a replay
+    weights jobs by their GPU time, and a few pretraining jobs hold most of it, so a short
+    replay's quantiles scatter around these.
+    """
+    from acmesim.energy.job_util import DERIVED
+
+    streams = RngStreams(seed)
+    util = DERIVED.draw(streams.fresh("power.gpu_util"), n)
+    draws = np.concatenate(([model.idle_w],
+                            model.running_w(util, model.draw_factor(streams.fresh("power.factor"),
+                                                                    n))))
+    weights = at_published_load(np.concatenate(([0.0], np.ones(n))), idle)
+    gpu_mean = float(np.dot(draws, weights) / weights.sum())
+    return {
+        "gpu_power_median_w": weighted_quantile(draws, weights, 0.5),
+        "gpu_power_p90_w": weighted_quantile(draws, weights, 0.9),
+        "gpu_power_p75_w": weighted_quantile(draws, weights, 0.75),
+        "idle_share": float(weights[draws <= IDLE_THRESHOLD_W].sum() / weights.sum()),
+        "server_power_mean_w": (8 * gpu_mean + model.node_w) / model.efficiency,
+    }
+
+
 def replay(days: float, seed: int, power: str = "acme",
            options: dict[str, Any] | None = None) -> tuple[SimulationResult, Any]:
     """The calibration replay: synthetic Seren, recorded starts, FIFO, consolidate, no failures."""
@@ -136,23 +161,24 @@ def table(measured: dict[str, float]) -> pd.DataFrame:
 
 
 def fit(days: float, seed: int) -> dict[str, float]:
-    """Grid-search the ``acme`` intensity (mean, concentration) on the fitted targets, measured
-    at the published load."""
+    """Grid-search the ``acme`` intensity (low share, mean, concentration) on the fitted
+    targets, measured at the published load."""
     result, model = replay(days, seed)
     start, end = WARMUP, days * DAY
     util = result.job_power["gpu_util"].to_numpy()
     best: tuple[float, dict[str, float]] = (np.inf, {})
-    for mean, conc in itertools.product(np.arange(0.05, 0.95, 0.025), (1.0, 1.5, 2.0, 3.0,
-                                                                        5.0, 8.0)):
-        candidate = POWERS.create("acme", {"intensity_mean": float(mean),
-                                           "intensity_concentration": conc})
+    grid = itertools.product((0.2, 0.25, 0.3, 0.35, 0.4, 0.45), np.arange(0.3, 0.85, 0.05),
+                             (1.5, 2.0, 3.0, 5.0))
+    for low, mean, conc in grid:
+        options = {"intensity_low_share": low, "intensity_mean": round(float(mean), 3),
+                   "intensity_concentration": conc}
+        candidate = POWERS.create("acme", options)
         factor = candidate.draw_factor(RngStreams(seed).fresh("power.factor"), len(util))
         result.job_power["running_w"] = candidate.running_w(util, factor)
         measured = measure(result, candidate, start, end, published_load=True)
         loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in TARGETS if t.fitted)
         if loss < best[0]:
-            best = (loss, {"intensity_mean": round(float(mean), 3),
-                           "intensity_concentration": conc})
+            best = (loss, options)
     return best[1]
 
 
@@ -172,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
             measured = measure(result, model, WARMUP, args.days * DAY, published_load=load)
             print(f"{label}:")
             print(table(measured).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print("population (200,000 jobs, equal weights, at the published load):")
+        print(table(population(model, 200_000, args.seed)).to_string(
+            index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
 

@@ -25,6 +25,11 @@ absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
   defaults filled in).
 - How failures, checkpoints and recoveries are played, and the GPU-time identity the columns
   obey, are described in [failures.md](failures.md).
+- Power and energy columns (`power_*` in `utilization.csv`, `energy_*` and
+  `gpu_server_power_mean_w` in `summary.csv`, `energy_kwh` in `jobs.csv`) are filled by a power
+  model (`power=linear|acme`) and are always present but **empty with `power=none`** (the
+  default), which attaches nothing to the replay. Energy is wall energy of the GPU servers; how it
+  is split by GPU state is in [energy.md](energy.md).
 
 This page is generated from `acmesim/metrics/schema.py` by `python -m acmesim.metrics.docs`;
 a test fails when the two disagree.
