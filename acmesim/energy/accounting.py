@@ -66,9 +66,17 @@ class PowerAccounting:
         gpu = np.asarray([p == "gpu" for p in table.pool], dtype=bool)
         self.gpu_num = np.where(gpu, self.gpu_num, 0)
         self.loads = (per_gpu * self.gpu_num).tolist()
-        self.restart_s = np.zeros(n)
-        self.failure_restart_s = np.zeros(n)
-        self.stall_s = np.zeros(n)
+        self.restart_s = [0.0] * n
+        """Per job: seconds of restart overhead over its intervals (lists: cheap to update)."""
+        self.failure_restart_s = [0.0] * n
+        """Per job: the part of ``restart_s`` that followed failure stops."""
+        self.stall_s = [0.0] * n
+        """Per job: seconds of checkpoint stalls."""
+        self.seen_stall = [0.0] * n
+        """Each job's ``stall_time`` as of its last closed interval."""
+        self.gpu_list = self.gpu_num.tolist()
+        self.saving_w = (self.run_w - self.model.waiting_w).tolist()
+        """Per job: watts a GPU draws less waiting than computing."""
         sim.arrival_hooks.append(self._on_arrival)
         sim.close_hooks.append(self._on_close)
 
@@ -79,37 +87,37 @@ class PowerAccounting:
     # ------------------------------------------------------------------ intervals
     def _on_close(self, job: Job, now: float) -> None:
         """Account the waiting parts of the running interval closing now."""
-        gpus = int(self.gpu_num[job.index])
-        if gpus == 0:
+        i = job.index
+        gpus = self.gpu_list[i]
+        if not gpus:
             return
         start = job.last_start
         held = now - start
-        restart = min(held, job.overhead)
-        i = job.index
-        saving = float(self.run_w[i] - self.model.waiting_w)
+        restart = job.overhead if job.overhead < held else held
+        stalled = job.stall_time - self.seen_stall[i]
+        if restart <= 0 and stalled <= 0:
+            return
+        saving = self.saving_w[i]
         if restart > 0:
             self.restart_s[i] += restart
             if job.stop_cause == "failure":
                 self.failure_restart_s[i] += restart
             self._add_span(start, start + restart, gpus, saving)
-        pace = job.pace
-        computing = held - restart
-        if pace is not None and computing > 0:
-            self._add_stalls(job, start + restart, computing, gpus, saving)
+        if stalled > 0:
+            self.seen_stall[i] = job.stall_time
+            self.stall_s[i] += stalled
+            self._add_stalls(job, start + restart, now, stalled, gpus, saving)
 
-    def _add_stalls(self, job: Job, begin: float, computing: float, gpus: int,
+    def _add_stalls(self, job: Job, begin: float, end: float, total: float, gpus: int,
                     saving: float) -> None:
-        """Spread the interval's checkpoint stalls over the utilization intervals it spans."""
+        """Spread the interval's ``total`` stall seconds (computing from ``begin`` to ``end``)
+        over the utilization intervals it spans: exact stalls before each interval edge."""
         pace, done, work = job.pace, job.done_work, job.run_time
-        total = pace.advance(done, work, computing)[1]
-        if total <= 0:
-            return
-        self.stall_s[job.index] += total
         step = self.interval
         k = math.floor(begin / step)
         before = 0.0
         edge = (k + 1) * step
-        while edge < begin + computing:
+        while edge < end:
             stalled = pace.advance(done, work, edge - begin)[1]
             self._add(k, (stalled - before) * gpus, saving)
             before = stalled

@@ -115,12 +115,13 @@ def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: np.ndarray, share: 
     model, eff = acc.model, acc.model.efficiency
     gpus = acc.gpu_num.astype(np.float64)
     fail_lost = np.asarray(failure_lost_gpu_time, dtype=np.float64)
-    rollback_gs = np.maximum(0.0, fail_lost - acc.failure_restart_s * gpus)
+    failure_restart = np.asarray(acc.failure_restart_s)
+    rollback_gs = np.maximum(0.0, fail_lost - failure_restart * gpus)
     waiting = (model.waiting_w + share) / eff
     return {
         "energy_lost_rollback_kwh": float(np.dot(rollback_gs, (acc.run_w + share) / eff)),
-        "energy_lost_recovery_kwh": float(np.dot(acc.failure_restart_s, gpus)) * waiting,
-        "energy_lost_checkpoint_kwh": float(np.dot(acc.stall_s, gpus)) * waiting,
+        "energy_lost_recovery_kwh": float(np.dot(failure_restart, gpus)) * waiting,
+        "energy_lost_checkpoint_kwh": float(np.dot(np.asarray(acc.stall_s), gpus)) * waiting,
     }
 
 
@@ -129,7 +130,7 @@ def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,
     """Wall kWh of each job's GPUs over its running intervals (NaN for CPU-only jobs)."""
     model = acc.model
     share = model.node_w / gpus_per_node
-    waiting_s = acc.restart_s + acc.stall_s
+    waiting_s = np.asarray(acc.restart_s) + np.asarray(acc.stall_s)
     running_s = held - waiting_s
     gpu_j = acc.gpu_num * (acc.run_w * running_s + model.waiting_w * waiting_s)
     wall = (gpu_j + acc.gpu_num * share * held) / model.efficiency / KWH

@@ -93,9 +93,10 @@ class Simulation:
         """Called with each job as it arrives, before it is queued (may set its work, final
         state, checkpoint ``pace`` or power ``load``)."""
         self.close_hooks: list[Callable[[Job, float], None]] = []
-        """Called with each job and the time as one of its running intervals closes, before the
-        engine accounts it (the interval ran from ``job.last_start``; ``job.overhead``,
-        ``job.done_work`` and ``job.pace`` still describe it)."""
+        """Called with each job and the time as one of its running intervals closes, once the
+        engine has accounted it (the interval ran from ``job.last_start``; ``job.overhead``,
+        ``job.done_work`` and ``job.pace`` still describe it; ``job.stall_time`` includes its
+        checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -319,8 +320,6 @@ class Simulation:
     def _close_interval(self, job: Job) -> float:
         """Release the job's resources and account its running interval; returns its length."""
         now = self.env.now
-        for hook in self.close_hooks:
-            hook(job, now)
         held = now - job.last_start
         pool = self.cluster if job.pool == "gpu" else self.cpu_pool
         pool.release(job.index, job.grants)
@@ -340,6 +339,8 @@ class Simulation:
         if job.pace is not None:
             computing = max(0.0, held - job.overhead)
             job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
+        for hook in self.close_hooks:
+            hook(job, now)
         job.epoch += 1
         job.expected_end = math.nan
         return held
