@@ -9,7 +9,8 @@ from acmesim.core.errors import ConfigError
 from acmesim.metrics.collectors import StepRecorder
 from acmesim.metrics.schema import UTILIZATION
 
-CURVE_FIELDS = StepRecorder.FIELDS
+CURVE_FIELDS = tuple(f for f in StepRecorder.FIELDS if f in UTILIZATION.names)
+"""The step-curve fields utilization.csv reports (``busy_load`` is the power accounting's)."""
 POWER_COLUMNS = ("power_kw", "power_idle_kw", "power_waiting_kw", "power_running_kw")
 
 
