@@ -56,7 +56,7 @@ class AcmePower(PowerModel):
         waiting_w: float = 60.0
         active_w: float = 80.0
         peak_w: float = 558.0
-        intensity_low_share: float = 0.35  # fitted (python -m acmesim.energy.calibration --fit)
+        intensity_low_share: float = 0.25  # fitted (python -m acmesim.energy.calibration --fit)
         low_intensity_max: float = 0.05  # assumption
         intensity_mean: float = 0.45  # fitted
         intensity_concentration: float = 2.0  # fitted
