@@ -132,54 +132,6 @@ def population(model: Any, n: int, seed: int, idle: float = PUBLISHED_IDLE) -> d
                                              round(n * share / total))
                            for t, share in shares.items()])
     n = len(util)
-    draws = np.concatenate(([model.idle_w], result.job_power["running_w"].to_numpy()))
-    weights = np.concatenate(([total - held.sum()], held))
-    return draws, weights
-
-
-def at_published_load(weights: np.ndarray, idle: float = PUBLISHED_IDLE) -> np.ndarray:
-    """``weights`` with the idle GPUs (entry 0) re-weighted to the share ``idle`` of the total.
-
-    The replay's load is the workload's (the synthetic Seren trace allocates about 60% of the
-    GPUs in steady state, like the trace's 59% six-month average, acme_facts.md §2.1), not the
-    power model's; the power window had about 71% allocated. Reweighting compares the model's
-    per-state draws at the published load.
-    """
-    out = weights.astype(np.float64).copy()
-    busy = out[1:].sum()
-    out[0] = busy * idle / (1.0 - idle)
-    return out
-
-
-def measure(result: SimulationResult, model: Any, start: float, end: float,
-            published_load: bool = False) -> dict[str, float]:
-    """The simulated value of every target over ``[start, end)`` (optionally at the published
-    load: idle share fixed to ``PUBLISHED_IDLE``)."""
-    draws, weights = power_samples(result, model, start, end)
-    if published_load:
-        weights = at_published_load(weights)
-    gpu_mean = float(np.dot(draws, weights) / weights.sum())
-    server = (8 * gpu_mean + model.node_w) / model.efficiency
-    return {
-        "gpu_power_median_w": weighted_quantile(draws, weights, 0.5),
-        "gpu_power_p90_w": weighted_quantile(draws, weights, 0.9),
-        "gpu_power_p75_w": weighted_quantile(draws, weights, 0.75),
-        "idle_share": float(weights[draws <= IDLE_THRESHOLD_W].sum() / weights.sum()),
-        "server_power_mean_w": server,
-    }
-
-
-def population(model: Any, n: int, seed: int, idle: float = PUBLISHED_IDLE) -> dict[str, float]:
-    """The targets for ``n`` equally weighted jobs drawn from the model's distributions.
-
-    What the model gives in expectation, mixed with idle GPUs at the published share: a replay
-    weights jobs by their GPU time, and a few pretraining jobs hold most of it, so a short
-    replay's quantiles scatter around these.
-    """
-    from acmesim.energy.job_util import DERIVED
-
-    streams = RngStreams(seed)
-    util = DERIVED.draw(streams.fresh("power.gpu_util"), n)
     draws = np.concatenate(([model.idle_w],
                             model.running_w(util, model.draw_factor(streams.fresh("power.factor"),
                                                                     n))))

@@ -1,8 +1,9 @@
 """Each GPU job's utilization for the power model: the trace's ``gpu_util``, else a draw.
 
-A trace may carry ``gpu_util`` (``acmesim.workload.gpu_util``; the synthetic workload mixes
-do). The Acme trace and the synthetic Seren and Kalos generators do not, so the GPU jobs without
-one draw it from ``DERIVED``, from the random stream ``power.gpu_util``:
+A trace may carry ``gpu_util`` (``acmesim.workload.gpu_util``: ``trace=synthetic`` and the
+workload mixes set it per job type). The Acme trace files, and a table from ``generate_trace``
+used directly, do not, so the GPU jobs without one draw it from ``DERIVED``, from the random
+stream ``power.gpu_util``:
 
 - the published GPU utilization of Seren is bimodal: about 31% of samples near 0% and a median of
   99% (acme_facts.md §6, R-PKL), while about 29% of the GPUs are idle (28-30% of power samples

@@ -20,7 +20,7 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
   uniform in [0, ``low_intensity_max`` = 0.05] (**assumption**); the others draw it from
   Beta(``intensity_mean``, ``intensity_concentration``); all per job from the stream
   ``power.factor``. The share, mean and concentration are **fitted**
-  (``acmesim.energy.calibration``) so that a replay of the synthetic Seren trace reproduces
+  (``acmesim.energy.calibration``) so that a replay of ``trace=synthetic`` Seren reproduces
   the published per-GPU power median (96 W), p75 (291 W) and p90 (395 W), at the published
   load (29% of the GPUs idle; see the calibration module).
 - ``cpu_w = 328`` and ``other_w = 367`` per server: the breakdown of a GPU server's power (Fig. 9:
