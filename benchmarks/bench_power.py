@@ -8,6 +8,10 @@ and FIFO with ``failure=acme`` + ``checkpoint=young`` (where interval closes do 
 work). It prints the median wall and CPU time of each and their ratios within this one run.
 
     python benchmarks/bench_power.py [--days 30] [--rounds 3] [--baseline main]
+    python benchmarks/bench_power.py --in-process [--days 30] [--rounds 5]
+
+``--in-process`` alternates ``power=none`` and ``power=acme`` in this one process instead (no
+baseline build): the least noisy A/B of the accounting's own cost on a shared machine.
 """
 
 from __future__ import annotations
@@ -65,13 +69,47 @@ def measure(trace: Path, scenario: str, power: str, path: Path | None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def in_process(days: float, rounds: int) -> None:
+    """Alternate power=none and power=acme in this process; print min/median CPU and wall."""
+    import time
+
+    from acmesim.engine import simulate
+    from acmesim.faults import FaultInjector
+    from acmesim.policies.checkpoint import CHECKPOINTS
+    from acmesim.policies.failure import FAILURES
+    from acmesim.policies.recovery import RECOVERIES
+    from acmesim.workload.synthetic import generate_trace
+
+    jobs = generate_trace(profile="seren", days=days, seed=1)
+    for scenario in ("plain", "faults"):
+        runs: dict[str, list[tuple[float, float]]] = {"none": [], "acme": []}
+        for _ in range(rounds):
+            for power in runs:
+                setup = (FaultInjector(FAILURES.create("acme"), CHECKPOINTS.create("young"),
+                                       RECOVERIES.create("automatic")).attach
+                         if scenario == "faults" else None)
+                began, cpu = time.perf_counter(), time.process_time()
+                simulate(jobs, "seren", "fifo", "consolidate", setup=setup, power=power)
+                runs[power].append((time.process_time() - cpu, time.perf_counter() - began))
+        for label, pick in (("min", min), ("median", statistics.median)):
+            cpu = {p: pick(r[0] for r in rs) for p, rs in runs.items()}
+            wall = {p: pick(r[1] for r in rs) for p, rs in runs.items()}
+            print(f"{scenario} {label}: none cpu {cpu['none']:.2f} s wall {wall['none']:.2f} s; "
+                  f"acme cpu {cpu['acme']:.2f} s wall {wall['acme']:.2f} s; acme/none cpu "
+                  f"{cpu['acme'] / cpu['none']:.3f} wall {wall['acme'] / wall['none']:.3f}")
+
+
 def main() -> None:
     """Generate the trace, time every build in interleaved rounds, print medians and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--baseline", default="main")
+    parser.add_argument("--in-process", action="store_true")
     args = parser.parse_args()
+    if args.in_process:
+        in_process(args.days, args.rounds)
+        return
     from acmesim.workload.synthetic import generate_trace
 
     with tempfile.TemporaryDirectory() as tmp:
