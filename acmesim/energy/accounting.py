@@ -18,6 +18,7 @@ The engine adds no event for either; with ``power=none`` nothing is attached.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -112,7 +113,8 @@ class PowerAccounting:
                     saving: float) -> None:
         """Spread the interval's ``total`` stall seconds (computing from ``begin`` to ``end``)
         over the utilization intervals it spans: exact stalls before each interval edge."""
-        pace, done, work = job.pace, job.done_work, job.run_time
+        pace: Any = job.pace  # a CheckpointPace (set on arrival by the fault extension)
+        done, work = job.done_work, job.run_time
         step = self.interval
         k = math.floor(begin / step)
         before = 0.0

@@ -76,9 +76,17 @@ def power_samples(result: SimulationResult, model: Any, start: float, end: float
     held = (hi - lo) * jobs["gpu_num"].to_numpy(dtype=float)
     held = np.where(gpu, held, 0.0)
     total = result.summary["cluster_gpus"] * (end - start)
-    draws = np.concatenate(([model.idle_w], result.job_power["running_w"].to_numpy()))
+    job_power = _job_power(result)
+    draws = np.concatenate(([model.idle_w], job_power["running_w"].to_numpy()))
     weights = np.concatenate(([total - held.sum()], held))
     return draws, weights
+
+
+def _job_power(result: SimulationResult) -> pd.DataFrame:
+    """The replay's per-job power table (it must have run with a power model)."""
+    if result.job_power is None:
+        raise ValueError("the replay ran without a power model (power=none)")
+    return result.job_power
 
 
 def at_published_load(weights: np.ndarray, idle: float = PUBLISHED_IDLE) -> np.ndarray:
@@ -175,7 +183,8 @@ def fit(days: float, seed: int) -> dict[str, float]:
     targets, measured at the published load."""
     result, model = replay(days, seed)
     start, end = WARMUP, days * DAY
-    util = result.job_power["gpu_util"].to_numpy()
+    job_power = _job_power(result)
+    util = job_power["gpu_util"].to_numpy()
     best: tuple[float, dict[str, float]] = (np.inf, {})
     grid = itertools.product((0.2, 0.25, 0.3, 0.35, 0.4, 0.45), np.arange(0.3, 0.85, 0.05),
                              (1.5, 2.0, 3.0, 5.0))
@@ -184,7 +193,7 @@ def fit(days: float, seed: int) -> dict[str, float]:
                    "intensity_concentration": conc}
         candidate = POWERS.create("acme", options)
         factor = candidate.draw_factor(RngStreams(seed).fresh("power.factor"), len(util))
-        result.job_power["running_w"] = candidate.running_w(util, factor)
+        job_power["running_w"] = candidate.running_w(util, factor)
         measured = measure(result, candidate, start, end, published_load=True)
         loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in TARGETS if t.fitted)
         if loss < best[0]:

@@ -9,6 +9,7 @@ supplies' ``efficiency``: wall energy, so the states sum to the total.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -77,7 +78,7 @@ def power_columns(acc: PowerAccounting, curve: dict[str, np.ndarray], utilizatio
 
 
 def summary_fields(acc: PowerAccounting, curve: dict[str, np.ndarray], end: float,
-                   failure_lost_gpu_time: np.ndarray, total_gpus: int, gpus_per_node: int
+                   failure_lost_gpu_time: Sequence[float], total_gpus: int, gpus_per_node: int
                    ) -> dict[str, Any]:
     """Energy totals, by state, lost to failures and checkpoints, and the mean server power."""
     model = acc.model
@@ -107,7 +108,7 @@ LOST_PARTS = ("energy_lost_rollback_kwh", "energy_lost_recovery_kwh",
               "energy_lost_checkpoint_kwh")
 
 
-def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: np.ndarray, share: float
+def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: Sequence[float], share: float
                 ) -> dict[str, float]:
     """Wall joules (keyed by their kWh summary names) of failure rollbacks, failure recovery
     waits and checkpoint stalls; ``failure_lost_gpu_time`` per job is the engine's (rollback

@@ -86,9 +86,8 @@ def simulate(
     table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
     sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
                      progress=progress, audit=audit, seed=seed)
-    if isinstance(power, str):
-        power = POWERS.create(power)
-    accounting = PowerAccounting(power, utilization_interval, jobs) if power.enabled else None
+    model: PowerModel = POWERS.create(power) if isinstance(power, str) else power
+    accounting = PowerAccounting(model, utilization_interval, jobs) if model.enabled else None
     if accounting is not None:
         accounting.attach(sim)
     if setup is not None:
@@ -101,7 +100,7 @@ def simulate(
     summary = {
         "mode": mode, "scheduler": getattr(scheduler, "registry_name", type(scheduler).__name__),
         "placement": getattr(placement, "registry_name", type(placement).__name__),
-        "power": getattr(power, "registry_name", type(power).__name__),
+        "power": getattr(model, "registry_name", type(model).__name__),
         "cluster": spec.name, "cluster_gpus": spec.total_gpus, "seed": seed,
         "trace_start": table.origin.isoformat() if table.origin is not None else "",
         "input_jobs": table.input_jobs, "cpu_jobs_skipped": table.cpu_skipped,
