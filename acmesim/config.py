@@ -33,6 +33,7 @@ class ReplayConfig:
     failure: Choice = Choice("none")
     checkpoint: Choice = Choice("none")
     recovery: Choice = Choice("automatic")
+    power: Choice = Choice("none")
     mode: Literal["recorded", "scheduled"] = "scheduled"
     seed: int = 0
     cpu_jobs: Literal["skip", "replay"] = "skip"

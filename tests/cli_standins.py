@@ -60,7 +60,7 @@ def _plugin(registry: Registry, name: str, *aliases: str, config: type | None = 
 def build_registries() -> dict[str, Registry]:
     """Fresh stand-in registries (the trace group is the real one)."""
     regs = {kind: Registry(kind) for kind in
-            ("cluster", "scheduler", "placement", "failure", "checkpoint", "recovery")}
+            ("cluster", "scheduler", "placement", "failure", "checkpoint", "recovery", "power")}
     for name in ("seren", "kalos"):
         _plugin(regs["cluster"], name, config=ClusterConfig)
     _plugin(regs["scheduler"], "fifo")
@@ -73,6 +73,7 @@ def build_registries() -> dict[str, Registry]:
     _plugin(regs["checkpoint"], "none")
     _plugin(regs["checkpoint"], "periodic", config=PeriodicConfig)
     _plugin(regs["recovery"], "automatic")
+    _plugin(regs["power"], "none")
     return {"trace": TRACES, **regs}
 
 

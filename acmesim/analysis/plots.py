@@ -4,7 +4,8 @@ Every function returns matplotlib ``Figure`` objects (a notebook shows them inli
 path or an output directory, also writes them as PNG files, atomically. They are built without
 pyplot, so no display and no global figure state is needed.
 Run figures: CDFs of queue delay and JCT per job type, the paper's Fig. 7 panels (run time and
-queueing delay per type), busy GPUs and queue length over time. Sweep figures: bar charts of the
+queueing delay per type), busy GPUs and queue length over time, and (with a power model)
+cluster power over time, stacked by GPU state. Sweep figures: bar charts of the
 runs' summary metrics in readable units (mean and spread over seeds, value-labelled, log axis
 when the bars span more than 100x; none for a metric that is zero everywhere), JCT CDFs per
 configuration and one queueing-delay CDF panel per job type. Trace figures follow the paper (Hu
@@ -36,7 +37,8 @@ JOB_METRICS = {"queue_delay": "queue delay", "jct": "job completion time"}
 STATE_GROUPS = {"Completed": {"COMPLETED"}, "Canceled": {"CANCELLED"}, "Failed": FAILED_STATES}
 """The paper's three final-state classes (TIMEOUT and NODE_FAIL count as failed)."""
 SWEEP_METRICS = ("jct_mean", "jct_p95", "queue_delay_mean", "queue_delay_p95", "gpu_utilization",
-                 "makespan", "lost_gpu_time", "failures", "preemptions")
+                 "makespan", "lost_gpu_time", "failures", "preemptions", "energy_kwh",
+                 "energy_idle_kwh", "energy_lost_failures_kwh")
 """Summary columns (``acmesim.metrics.schema.SUMMARY``) compared across a sweep, when present."""
 UNITS = {c.name: c.unit for c in SUMMARY.columns}
 """Each summary column's unit, as the schema declares it."""
@@ -173,13 +175,39 @@ def plot_utilization(util: pd.DataFrame, path: Path | None = None) -> Figure:
     return _finish(fig, path)
 
 
+POWER_STATES = {"power_running_kw": "running", "power_waiting_kw": "waiting",
+                "power_idle_kw": "idle"}
+"""utilization.csv power columns by GPU state, stacked bottom to top."""
+
+
+def has_power(util: pd.DataFrame) -> bool:
+    """Whether ``util`` carries power (a run with a power model)."""
+    return "power_kw" in util and pd.to_numeric(util["power_kw"], errors="coerce").notna().any()
+
+
+def plot_power(util: pd.DataFrame, path: Path | None = None) -> Figure:
+    """Cluster wall power over simulated time (days), stacked by GPU state, total on top."""
+    time = seconds(util["interval_start"]) / 86400.0
+    time = time - time.min()
+    fig = Figure(figsize=(7, 3.2))
+    ax = fig.subplots()
+    layers = [util[c].to_numpy(dtype=float) for c in POWER_STATES]
+    ax.stackplot(time, layers, labels=list(POWER_STATES.values()), step="post", alpha=0.8)
+    ax.step(time, util["power_kw"], where="post", color="black", linewidth=0.8, label="total")
+    ax.set(xlabel="simulated time (days)", ylabel="power (kW)", ylim=(0, None))
+    ax.grid(True, linestyle=":")
+    ax.legend(fontsize="small", loc="lower right")
+    return _finish(fig, path)
+
+
 def _first(frame: pd.DataFrame, names: Sequence[str]) -> str:
     """The first of ``names`` that is a column of ``frame`` (else its first column)."""
     return next((n for n in names if n in frame.columns), frame.columns[0])
 
 
 def plot_run(run_dir: Path, out_dir: Path | None = None) -> Figures:
-    """Figures of one run: queue-delay and JCT CDFs per job type, the Fig. 7 panels, utilization.
+    """Figures of one run: queue-delay and JCT CDFs per job type, the Fig. 7 panels, utilization,
+    and power over time by GPU state when the run had a power model.
 
     Returns them by file name; with ``out_dir`` they are also written there as PNG files.
     """
@@ -188,7 +216,10 @@ def plot_run(run_dir: Path, out_dir: Path | None = None) -> Figures:
     delays = job_delays(jobs)
     figures: Figures = {f"{m}_cdf.png": plot_cdf_by_type(delays, m) for m in JOB_METRICS}
     figures["type_cdfs.png"] = plot_type_cdfs(jobs)
-    figures["utilization.png"] = plot_utilization(_read_csv(run_dir / "utilization.csv"))
+    util = _read_csv(run_dir / "utilization.csv")
+    figures["utilization.png"] = plot_utilization(util)
+    if has_power(util):
+        figures["power.png"] = plot_power(util)
     return save_all(figures, out_dir)
 
 

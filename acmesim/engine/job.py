@@ -37,7 +37,7 @@ class Job:
         "overhead", "attained_closed", "held_time", "preemptions", "failures", "lost_gpu_time",
         "epoch", "grants", "arrival_seq", "end_state", "next_overhead", "pace", "restarts",
         "stall_time", "recovery_wait", "stopped_at", "wait_part", "stop_cause",
-        "failure_lost_gpu_time", "startup",
+        "failure_lost_gpu_time", "startup", "load",
     )
 
     def __init__(
@@ -85,6 +85,7 @@ class Job:
         self.stop_cause = ""
         self.failure_lost_gpu_time = 0.0
         self.startup = 0.0
+        self.load = 0
 
     @property
     def remaining_work(self) -> float:

@@ -31,6 +31,7 @@ from acmesim.metrics.summary import summary_row
 from acmesim.metrics.writers import write_summary, write_table, write_yaml
 from acmesim.model import CLUSTERS
 from acmesim.policies.placement import PLACEMENTS
+from acmesim.policies.power import POWERS
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.rundirs import CONFIG_FILE, RESULT_FILES
 from acmesim.workload.validation import drop_fields
@@ -82,6 +83,7 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
     spec = CLUSTERS.create(config.cluster.name, config.cluster.options).spec
     scheduler = SCHEDULERS.create(config.scheduler.name, config.scheduler.options)
     placement = PLACEMENTS.create(config.placement.name, config.placement.options)
+    power = POWERS.create(config.power.name, config.power.options)
     if jobs is None:
         jobs = _load_trace(config)
     dropped = drop_fields(jobs)
@@ -89,7 +91,7 @@ def _simulate_to(config: ReplayConfig, run_dir: Path, jobs: pd.DataFrame | None,
         jobs, spec, scheduler, placement, mode=config.mode, cpu_jobs=config.cpu_jobs,
         oversize_jobs=config.oversize_jobs, utilization_interval=config.utilization_interval,
         seed=config.seed, progress=progress if config.progress else None,
-        setup=injector.attach,
+        setup=injector.attach, power=power,
     )
     paths["jobs"] = write_table(run_dir / JOBS.file_name, result.jobs, JOBS)
     paths["failures"] = write_table(run_dir / FAILURES.file_name, injector.failures_table(),
@@ -119,7 +121,8 @@ def run_replay(
         "run_id": default_run_id(config), "seed": config.seed, "mode": config.mode,
         "scheduler": config.scheduler.name, "placement": config.placement.name,
         "failure": config.failure.name, "checkpoint": config.checkpoint.name,
-        "recovery": config.recovery.name, "cluster": config.cluster.name,
+        "recovery": config.recovery.name, "power": config.power.name,
+        "cluster": config.cluster.name,
     }
     paths: dict[str, Path] = {}
     error: str | None = None

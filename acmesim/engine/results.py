@@ -45,5 +45,6 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
         "recovery_wait": np.asarray(recorder.recovery_wait, dtype=float),
         "work_done": np.asarray(recorder.work_done, dtype=float),
         "nodes": nodes,
+        "energy_kwh": np.full(len(nodes), np.nan),
     })
     return frame[JOBS.names]

@@ -9,6 +9,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from acmesim.energy.accounting import PowerAccounting
+from acmesim.energy.tables import job_energy, power_columns
+from acmesim.energy.tables import summary_fields as energy_fields
 from acmesim.engine.preemption import PreemptionModel
 from acmesim.engine.results import jobs_frame
 from acmesim.engine.simulation import Progress, Simulation
@@ -20,6 +23,8 @@ from acmesim.metrics.utilization import utilization_table
 from acmesim.model import ClusterSpec, cluster_spec
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement
+from acmesim.policies.power import POWERS
+from acmesim.policies.power.base import PowerModel
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.base import Scheduler
 from acmesim.progress import progress_callback
@@ -36,6 +41,9 @@ class SimulationResult:
     trace_start: pd.Timestamp | None
     tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
     """Extra result tables of the scheduler (its ``result_tables`` hook), with their schemas."""
+    job_power: pd.DataFrame | None = None
+    """With a power model: each job's ``gpu_util`` and GPU draw while computing
+    (``running_w``, W), in jobs-table order."""
 
     @property
     def summary_frame(self) -> pd.DataFrame:
@@ -80,6 +88,7 @@ def simulate(
     progress: Progress | bool | None = None,
     audit: bool = False,
     setup: Callable[[Simulation], None] | None = None,
+    power: PowerModel | str = "none",
 ) -> SimulationResult:
     """Replay ``jobs`` (a normalized job table) and return its result tables.
 
@@ -88,6 +97,8 @@ def simulate(
     ``progress=True`` draws a progress bar (a widget in Jupyter), a callable is called as
     ``progress(fraction_of_span, jobs_done)``; ``audit=True`` re-verifies the cluster
     bookkeeping after every pass (slow, for tests).
+    ``power`` (a model or a registered name) adds power per interval and energy columns;
+    ``"none"`` leaves them empty and attaches nothing.
 
     Optional scheduler hooks (scheduled mode only; e.g. ``eval_decoupled``):
     ``scheduler.rewrite_jobs(jobs, spec)`` returns the job table to replay instead of ``jobs``;
@@ -103,9 +114,13 @@ def simulate(
     if rewrite is not None and mode == "scheduled":
         jobs = rewrite(jobs, spec)
     table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
+    model: PowerModel = POWERS.create(power) if isinstance(power, str) else power
     with progress_callback(progress) as callback:
         sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
                          progress=callback, audit=audit, seed=seed)
+        accounting = PowerAccounting(model, utilization_interval, jobs) if model.enabled else None
+        if accounting is not None:
+            accounting.attach(sim)
         if setup is not None:
             setup(sim)
         began = time.perf_counter()
@@ -116,6 +131,7 @@ def simulate(
     summary = {
         "mode": mode, "scheduler": getattr(scheduler, "registry_name", type(scheduler).__name__),
         "placement": getattr(placement, "registry_name", type(placement).__name__),
+        "power": getattr(model, "registry_name", type(model).__name__),
         "cluster": spec.name, "cluster_gpus": spec.total_gpus, "seed": seed,
         "trace_start": table.origin.isoformat() if table.origin is not None else "",
         "input_jobs": table.input_jobs, "cpu_jobs_skipped": table.cpu_skipped,
@@ -130,14 +146,25 @@ def simulate(
     report = getattr(sim.scheduler, "result_tables", None)
     tables = list(report(frame)) if report is not None else []
     summary.update(sim.scheduler.summary_fields())
+    utilization = utilization_table(curve, float(sim.env.now), utilization_interval,
+                                    spec.total_gpus)
+    if accounting is not None:
+        utilization = power_columns(accounting, curve, utilization, spec.total_gpus,
+                                    spec.gpus_per_node)
+        frame["energy_kwh"] = job_energy(accounting, frame["run_time"].to_numpy(dtype=float),
+                                         (frame["pool"] == "gpu").to_numpy(), spec.gpus_per_node)
+        summary.update(energy_fields(accounting, curve, float(sim.env.now),
+                                     sim.jobs.failure_lost_gpu_time, spec.total_gpus,
+                                     spec.gpus_per_node))
     return SimulationResult(
         jobs=frame,
-        utilization=utilization_table(curve, float(sim.env.now), utilization_interval,
-                                      spec.total_gpus),
+        utilization=utilization,
         curve=pd.DataFrame(curve),
         summary=summary,
         trace_start=table.origin,
         tables=tables,
+        job_power=(pd.DataFrame({"gpu_util": accounting.util, "running_w": accounting.run_w})
+                   if accounting is not None else None),
     )
 
 

@@ -89,12 +89,19 @@ class Simulation:
         self.events = 0
         self.passes = 0
         self.busy_gpus = 0
+        self.busy_load = 0
+        """Sum of ``load`` over running GPU jobs (mW above idle if all computed; integer, exact)."""
         self.running: dict[int, Job] = {}
         self.held: dict[int, Job] = {}
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
         self.arrival_hooks: list[Callable[[Job], None]] = []
         """Called with each job as it arrives, before it is queued (may set its work, final
-        state or checkpoint ``pace``)."""
+        state, checkpoint ``pace`` or power ``load``)."""
+        self.close_hooks: list[Callable[[Job, float], None]] = []
+        """Called with each job and the time as one of its running intervals closes, once the
+        engine has accounted it (the interval ran from ``job.last_start``; ``job.overhead``,
+        ``job.done_work`` and ``job.pace`` still describe it; ``job.stall_time`` includes its
+        checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -216,7 +223,8 @@ class Simulation:
             self._in_pass = False
         now = self.env.now
         self.steps.record(now, self.busy_gpus, self.cluster.allocated_gpus,
-                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus)
+                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus,
+                          self.busy_load)
         if self.audit:
             self.check_invariants()
         if now >= self._next_progress:
@@ -296,6 +304,7 @@ class Simulation:
         self.running[job.index] = job
         if gpu_job:
             self.busy_gpus += gpus
+            self.busy_load += job.load
         env.call_at(end, self._on_complete, (job, job.epoch))
         if self._hooks["on_start"]:
             self.scheduler.on_start(job, self.view)
@@ -343,6 +352,7 @@ class Simulation:
         self.request_pass()
         if job.pool == "gpu":
             self.busy_gpus -= job.gpu_num
+            self.busy_load -= job.load
         startup = min(held, job.startup)
         job.startup = 0.0
         job.held_time += held - startup
@@ -357,6 +367,8 @@ class Simulation:
         if job.pace is not None:
             computing = max(0.0, held - job.overhead)
             job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
+        for hook in self.close_hooks:
+            hook(job, now)
         job.epoch += 1
         job.expected_end = math.nan
         return held

@@ -20,6 +20,7 @@ GROUPS: dict[str, str] = {
     "failure": "acmesim.policies.failure:FAILURES",
     "checkpoint": "acmesim.policies.checkpoint:CHECKPOINTS",
     "recovery": "acmesim.policies.recovery:RECOVERIES",
+    "power": "acmesim.policies.power:POWERS",
 }
 """Config group -> ``module:REGISTRY`` holding its plug-ins, in the order help lists them."""
 

@@ -18,7 +18,10 @@ class StepRecorder:
     overwrites the row, so the curve is the state after the last pass at each time.
     """
 
-    FIELDS = ("busy_gpus", "allocated_gpus", "busy_nodes", "queue_length", "queued_gpus")
+    FIELDS = ("busy_gpus", "allocated_gpus", "busy_nodes", "queue_length", "queued_gpus",
+              "busy_load")
+    """``busy_load``: sum of the running jobs' power ``load`` (mW above idle; 0 without a power
+    model), a step of the same curve so power follows exactly the steps utilization does."""
 
     def __init__(self) -> None:
         self.time = array("d")
@@ -27,12 +30,13 @@ class StepRecorder:
         self.busy_nodes = array("q")
         self.queue_length = array("q")
         self.queued_gpus = array("q")
-        self._last: tuple[int, int, int, int, int] | None = None
+        self.busy_load = array("q")
+        self._last: tuple[int, int, int, int, int, int] | None = None
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
-               queue_length: int, queued_gpus: int) -> None:
+               queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
         """Add the state at ``now``: replaces a row at the same time, skips an unchanged one."""
-        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus)
+        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus, busy_load)
         if row == self._last:
             return
         if self.time and self.time[-1] == now:
@@ -41,6 +45,7 @@ class StepRecorder:
             self.busy_nodes[-1] = busy_nodes
             self.queue_length[-1] = queue_length
             self.queued_gpus[-1] = queued_gpus
+            self.busy_load[-1] = busy_load
         else:
             self.time.append(now)
             self.busy_gpus.append(busy_gpus)
@@ -48,6 +53,7 @@ class StepRecorder:
             self.busy_nodes.append(busy_nodes)
             self.queue_length.append(queue_length)
             self.queued_gpus.append(queued_gpus)
+            self.busy_load.append(busy_load)
         self._last = row
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -38,6 +38,11 @@ absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
   so `queue_delay` includes it, and `run_time` and `lost_gpu_time` exclude it (the GPUs count
   as allocated and busy in `utilization.csv` meanwhile). Only a job's first start has one; a
   restart pays the restart overhead instead. Recorded mode has none.
+- Power and energy columns (`power_*` in `utilization.csv`, `energy_*` and
+  `gpu_server_power_mean_w` in `summary.csv`, `energy_kwh` in `jobs.csv`) are filled by a power
+  model (`power=linear|acme`) and are always present but **empty with `power=none`** (the
+  default), which attaches nothing to the replay. Energy is wall energy of the GPU servers; how it
+  is split by GPU state is in [energy.md](energy.md).
 
 This page is generated from `acmesim/metrics/schema.py` by `python -m acmesim.metrics.docs`;
 a test fails when the two disagree.

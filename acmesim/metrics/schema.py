@@ -41,6 +41,10 @@ class TableSchema:
 
 S, GPU_S = "s", "GPU-s"
 
+POWER_NOTE = ("; empty with power=none")
+WALL = ("wall energy: the GPUs' draw plus their share of the servers' CPU, memory, NIC and "
+        "storage draw, over the power-supply efficiency")
+
 JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when replayed)", (
     Column("job_id", "str", "-", "the trace's job id"),
     Column("user", "str", "-", "the trace's user id"),
@@ -81,6 +85,9 @@ JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when repla
            "recorded_run_time, or less when a modeled job-level failure ended it early"),
     Column("nodes", "str", "-", "nodes of its final running interval, ';'-separated "
            "(n0000... GPU nodes, c00... CPU nodes)"),
+    Column("energy_kwh", "float", "kWh", "energy of the job's GPUs over all its running "
+           "intervals (computing at its utilization, waiting in restarts and checkpoint "
+           f"stalls), {WALL}; empty for CPU-only jobs and with power=none"),
 ))
 
 FAILURES = TableSchema("failures.csv", "one injected hardware fault (in time order)", (
@@ -120,6 +127,15 @@ UTILIZATION = TableSchema("utilization.csv", "one interval of `utilization_inter
     Column("queue_length", "float", "jobs", "time-weighted mean of pending jobs"),
     Column("queued_gpus", "float", "GPUs", "time-weighted mean of the GPUs pending jobs "
            "request"),
+    Column("power_kw", "float", "kW", "mean wall power of the GPU servers over the interval: "
+           f"the sum of the next three{POWER_NOTE}"),
+    Column("power_idle_kw", "float", "kW", "of which GPUs not held by a running job (free, "
+           f"down, or left over in whole-node allocations){POWER_NOTE}"),
+    Column("power_waiting_kw", "float", "kW", "of which GPUs held by a running job that is not "
+           "computing (restart overhead, failure detection on its nodes, checkpoint restore and "
+           f"stalls){POWER_NOTE}"),
+    Column("power_running_kw", "float", "kW", "of which GPUs of running jobs computing at "
+           f"their utilization{POWER_NOTE}"),
 ))
 
 EVAL_REQUESTS = TableSchema("eval_requests.csv", "one evaluation request: the trace Eval jobs "
@@ -187,6 +203,8 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("failure", "str", "-", "failure model (none: only the trace's own outcomes)"),
         Column("checkpoint", "str", "-", "checkpoint policy"),
         Column("recovery", "str", "-", "recovery policy"),
+        Column("power", "str", "-", "power model (none: no energy accounting; every energy "
+               "column below is then empty)"),
         Column("trace_outcomes", "str", "-", "replay, replace or both: whether the trace's "
                "recorded failed outcomes are replayed, replaced by the model's job failures, or "
                "both"),
@@ -261,6 +279,32 @@ def _summary_columns() -> tuple[Column, ...]:
                "those jobs: GPU time spent computing"),
         Column("idle_gpu_time", "float", GPU_S, "sum of run_time x gpu_num x (1 - gpu_util): "
                "GPU time allocated to jobs but idle (busy-but-idle GPUs)"),
+        Column("energy_kwh", "float", "kWh", f"energy of the GPU servers over the simulated "
+               f"span, {WALL}: the sum of the next three"),
+        Column("energy_idle_kwh", "float", "kWh", "of which GPUs not held by a running job: "
+               "the energy lost to idling"),
+        Column("energy_waiting_kwh", "float", "kWh", "of which GPUs held by running jobs that "
+               "wait (restart overhead, failure detection on their nodes, checkpoint restore "
+               "and stalls)"),
+        Column("energy_running_kwh", "float", "kWh", "of which GPUs of running jobs computing "
+               "(rolled-back work included)"),
+        Column("energy_gpu_kwh", "float", "kWh", "the GPUs' own draw, without the servers' "
+               "other draw and the conversion loss"),
+        Column("energy_conversion_loss_kwh", "float", "kWh", "power-supply conversion loss "
+               "included in energy_kwh"),
+        Column("gpu_server_power_mean_w", "float", "W", "energy_kwh / (GPU servers x "
+               "simulated span): mean wall power of one GPU server"),
+        Column("energy_lost_failures_kwh", "float", "kWh", "energy lost to failures: the sum "
+               "of the next three"),
+        Column("energy_lost_rollback_kwh", "float", "kWh", "computing energy of work rolled "
+               "back by failure interruptions (and re-run)"),
+        Column("energy_lost_recovery_kwh", "float", "kWh", "energy of GPUs held through restart "
+               "overhead after failures (detection and diagnosis on the job's nodes, restart, "
+               "checkpoint restore)"),
+        Column("energy_lost_checkpoint_kwh", "float", "kWh", "energy of GPUs stalled for "
+               "checkpoints (the insurance against failures)"),
+        Column("power_utilization_drawn_jobs", "int", "jobs", "jobs whose utilization the power "
+               "model drew (no `gpu_util` in their trace row; stream power.gpu_util)"),
         Column("predictor", "str", "-", "run-time predictor the scheduler used (empty: none)"),
         Column("prediction_jobs", "int", "jobs", "finished jobs whose run-time estimate was "
                "scored"),

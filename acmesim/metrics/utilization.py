@@ -9,7 +9,9 @@ from acmesim.core.errors import ConfigError
 from acmesim.metrics.collectors import StepRecorder
 from acmesim.metrics.schema import UTILIZATION
 
-CURVE_FIELDS = StepRecorder.FIELDS
+CURVE_FIELDS = tuple(f for f in StepRecorder.FIELDS if f in UTILIZATION.names)
+"""The step-curve fields utilization.csv reports (``busy_load`` is the power accounting's)."""
+POWER_COLUMNS = ("power_kw", "power_idle_kw", "power_waiting_kw", "power_running_kw")
 YEAR = 365.25 * 86_400.0
 MAX_INTERVALS = 10_000_000
 """Most rows a utilization table may have (~1 GB of CSV); **chosen**: 1,141 years hourly,
@@ -54,6 +56,8 @@ def utilization_table(curve: dict[str, np.ndarray], end: float, interval: float,
         area = integral(curve["time"], curve[name], edges)
         table[name] = np.diff(area) / widths
     table["gpu_utilization"] = table["busy_gpus"] / total_gpus
+    for name in POWER_COLUMNS:  # filled by a power model (acmesim.energy), else empty
+        table[name] = np.full(count, np.nan)
     return pd.DataFrame(table)[UTILIZATION.names]
 
 

@@ -1,0 +1,53 @@
+"""What a power model is: per-state GPU draw, server overheads, conversion, job utilization.
+
+GPU states (every GPU of the cluster is in exactly one at any time):
+
+- ``idle``: not held by a running job (free, on a node out of service, or left over in a
+  multi-node job's whole nodes beyond its ``gpu_num``);
+- ``waiting``: held by a running job that is not computing: restart overhead (failure
+  detection and diagnosis on the job's own nodes, restart, checkpoint restore, any start-up
+  latency the engine adds as overhead) and checkpoint stalls;
+- ``running``: held by a running job that computes, at the job's GPU utilization ``u``.
+
+A GPU server draws its GPUs plus ``node_w`` (CPUs, memory, NICs, storage) at the GPUs, and
+``1 / efficiency`` of that at the wall (power-supply conversion loss).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class PowerModel:
+    """Base of the power plug-ins: subclasses set the constants from their ``Config``."""
+
+    enabled = True
+    """False only for ``power=none``: nothing is accounted and the energy columns stay empty."""
+
+    idle_w: float
+    waiting_w: float
+    node_w: float
+    efficiency: float
+
+    def __init__(self, config) -> None:
+        self.config = config
+
+    def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
+        """Draw of a computing GPU at utilization ``util`` (fraction in [0, 1]), watts.
+
+        ``factor`` is the per-job value ``draw_factor`` gave (models that use none ignore it).
+        """
+        raise NotImplementedError
+
+    def draw_factor(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
+        """A per-job model factor for ``n`` GPU jobs (None: the model uses none)."""
+        return None
+
+
+def check_draws(idle_w: float, waiting_w: float, node_w: float, efficiency: float) -> None:
+    """Reject negative draws and an efficiency outside (0, 1]."""
+    for name, value in (("idle_w", idle_w), ("waiting_w", waiting_w), ("node_w", node_w)):
+        if not value >= 0:
+            raise ValueError(f"{name} must be >= 0 watts, got {value!r}")
+    if not 0 < efficiency <= 1:
+        raise ValueError(f"efficiency must be in (0, 1], got {efficiency!r}")
