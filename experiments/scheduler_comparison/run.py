@@ -87,8 +87,9 @@ def comparison(runs: Path) -> pd.DataFrame:
     failed = table[table["status"] != "complete"]
     if len(failed):
         raise SystemExit(f"{len(failed)} run(s) did not complete:\n{failed[['run', 'error']]}")
-    quota_key = "scheduler.quotas.Pretrain"
-    table["quota"] = table[quota_key] if quota_key in table else np.nan
+    quotas = table.get("scheduler.quotas", pd.Series(np.nan, index=table.index))
+    table["quota"] = pd.to_numeric(quotas.astype(str).str.extract(r"Pretrain\W*([0-9.]+)")[0],
+                                   errors="coerce")
     table["predictor"] = table["predictor"].fillna("")
     table["label"] = table.apply(label, axis=1)
     per_type = [f"queue_delay_{stat}_{t.lower()}" for stat in ("mean", "p99") for t in JOB_TYPES]
