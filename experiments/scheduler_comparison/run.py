@@ -1,14 +1,17 @@
-"""Compare every scheduler on 30 days of synthetic Seren and Kalos, in one command.
+"""Compare every scheduler with the baseline ``acme`` on 30 days of synthetic Seren and Kalos.
 
     python experiments/scheduler_comparison/run.py [--days N] [--runs DIR]
 
-Runs the three Hydra sweeps of this folder through ``acmesim replay -m`` (every scheduler with
-its defaults; the oracle-based ones again with per-user history predictions; the reservation
-quota sensitivity), merges their summaries with ``acmesim collect``, and writes
+Writes each cluster's synthetic trace once (``acmesim synth --profile <cluster> --days N --seed
+0`` into ``<runs>/traces/``), runs the three Hydra sweeps of this folder on them through
+``acmesim replay -m`` (every scheduler with its defaults, the baseline ``acme`` among them; the
+oracle-based ones again with per-user history predictions; the ``acme_reservation`` quota
+sensitivity), merges their summaries with ``acmesim collect``, and writes
 ``results/scheduler_comparison.csv`` (one row per run), ``results/table.md`` and
 ``results/scheduler_comparison.png`` (mean and p99 queue delay per job type and scheduler, mean
-JCT, GPU utilization). It then checks the expected shape (see README.md) and prints it. Runs
-already complete in the run directories are skipped (``force=true`` is not passed).
+JCT, GPU utilization; every run's mean JCT and mean queue delay also as a ratio to ``acme``'s on
+the same cluster). It then checks the expected shape (see README.md) and prints it. Runs and
+traces already complete in the run directory are skipped (``force=true`` is not passed).
 """
 
 from __future__ import annotations
@@ -31,18 +34,38 @@ from acmesim.core.atomic import atomic_write_csv, atomic_write_text  # noqa: E40
 from acmesim.workload.schema import JOB_TYPES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+BASELINE = "acme"
+"""The scheduler every other one is compared with (``acmesim/policies/scheduling/acme.py``)."""
+CLUSTERS = ("seren", "kalos")
+SEED = 0
 SWEEPS = ("sweep", "sweep_predicted", "sweep_quota")
 SIZE_AWARE = ("sjf", "srtf", "qssf", "las")
 KEEP = ["cluster", "label", "scheduler", "predictor", "quota", "simulated_jobs", "jct_mean",
         "jct_p99", "queue_delay_mean", "queue_delay_p99", "gpu_utilization", "preemptions",
-        "lost_gpu_time", "prediction_mae", "prediction_mre"]
+        "lost_gpu_time", "prediction_mae", "prediction_mre", "jct_vs_acme",
+        "queue_delay_vs_acme"]
 
 
-def run_sweeps(runs: Path, days: float) -> None:
-    """Run each sweep config of this folder into ``runs/<sweep>``."""
+def write_traces(runs: Path, days: float) -> Path:
+    """``acmesim synth`` each cluster's trace into ``runs/traces/<cluster>.csv`` (once)."""
+    traces = runs / "traces"
+    traces.mkdir(parents=True, exist_ok=True)
+    for cluster in CLUSTERS:
+        path = traces / f"{cluster}.csv"
+        if not path.is_file():
+            code = acmesim(["synth", "--profile", cluster, "--days", f"{days:g}", "--seed",
+                            str(SEED), "--out", str(path)])
+            if code:
+                raise SystemExit(f"acmesim synth {cluster} failed (exit {code})")
+    return traces
+
+
+def run_sweeps(runs: Path, traces: Path) -> None:
+    """Run each sweep config of this folder into ``runs/<sweep>`` on the written traces."""
     for name in SWEEPS:
         code = acmesim(["replay", "-m", "--config-dir", str(HERE), "--config-name", name,
-                        f"trace.days={days:g}", f"hydra.sweep.dir={runs / name}"])
+                        f"trace.path={traces}/${{cluster.name}}.csv",
+                        f"hydra.sweep.dir={runs / name}"])
         if code:
             raise SystemExit(f"sweep {name} failed (exit {code})")
 
@@ -64,13 +87,19 @@ def comparison(runs: Path) -> pd.DataFrame:
     failed = table[table["status"] != "complete"]
     if len(failed):
         raise SystemExit(f"{len(failed)} run(s) did not complete:\n{failed[['run', 'error']]}")
-    quota_key = "scheduler.quotas.Pretrain"
-    table["quota"] = table[quota_key] if quota_key in table else np.nan
+    quotas = table.get("scheduler.quotas", pd.Series(np.nan, index=table.index))
+    table["quota"] = pd.to_numeric(quotas.astype(str).str.extract(r"Pretrain\W*([0-9.]+)")[0],
+                                   errors="coerce")
     table["predictor"] = table["predictor"].fillna("")
     table["label"] = table.apply(label, axis=1)
     per_type = [f"queue_delay_{stat}_{t.lower()}" for stat in ("mean", "p99") for t in JOB_TYPES]
     table["cluster_rank"] = table["cluster"].map({"seren": 0, "kalos": 1}).fillna(2)
-    table = table.sort_values(["cluster_rank", "cluster", "label"], kind="stable")
+    table["baseline_first"] = table["label"] != BASELINE
+    table = table.sort_values(["cluster_rank", "cluster", "baseline_first", "label"],
+                              kind="stable")
+    for column in ("jct", "queue_delay"):
+        baseline = table[table["label"] == BASELINE].set_index("cluster")[f"{column}_mean"]
+        table[f"{column}_vs_acme"] = table[f"{column}_mean"] / table["cluster"].map(baseline)
     return table[KEEP + per_type].reset_index(drop=True)
 
 
@@ -136,16 +165,23 @@ def _fmt(value: float) -> str:
     return f"{value:,.0f}"
 
 
+def _ratio(value: float) -> str:
+    """A ratio to the baseline for the markdown table."""
+    return "-" if pd.isna(value) or not np.isfinite(value) else f"{value:.2f}"
+
+
 def markdown(table: pd.DataFrame) -> str:
     """The README table: mean queue delay per type, JCT, utilization, preemptions."""
     types = [t for t in JOB_TYPES if table[f"queue_delay_mean_{t.lower()}"].notna().any()]
     head = (["cluster", "scheduler"] + [f"{t} mean QD (s)" for t in types]
-            + ["mean JCT (s)", "p99 QD (s)", "util", "preempt.", "lost GPU-h", "pred. MAE (s)"])
+            + ["mean JCT (s)", "JCT / acme", "mean QD / acme", "p99 QD (s)", "util", "preempt.",
+               "lost GPU-h", "pred. MAE (s)"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, row in table.iterrows():
         cells = ([row["cluster"], row["label"]]
                  + [_fmt(row[f"queue_delay_mean_{t.lower()}"]) for t in types]
-                 + [_fmt(row["jct_mean"]), _fmt(row["queue_delay_p99"]),
+                 + [_fmt(row["jct_mean"]), _ratio(row["jct_vs_acme"]),
+                    _ratio(row["queue_delay_vs_acme"]), _fmt(row["queue_delay_p99"]),
                     f"{row['gpu_utilization']:.3f}", _fmt(row["preemptions"]),
                     _fmt(row["lost_gpu_time"] / 3600), _fmt(row["prediction_mae"])])
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
@@ -156,28 +192,26 @@ def shape_checks(table: pd.DataFrame) -> list[str]:
     """The README's expected shape, checked on this run (one line per claim)."""
     lines = []
     for cluster, part in table.groupby("cluster", sort=False):
-        acme = part[(part["label"] == "acme_reservation")].iloc[0]
+        baseline = part[part["label"] == BASELINE].iloc[0]
         types = _types_of(part)
-        means = {t: acme[f"queue_delay_mean_{t.lower()}"] for t in types}
+        means = {t: baseline[f"queue_delay_mean_{t.lower()}"] for t in types}
         ranked = sorted(means, key=lambda t: means[t], reverse=True)
         longest, second = ranked[0], ranked[1]
         strict = longest == "Eval" and means["Eval"] > means[second]
-        lines.append(f"{cluster}: acme_reservation mean queue delay: longest {longest} "
+        lines.append(f"{cluster}: {BASELINE} mean queue delay: longest {longest} "
                      f"({means[longest]:,.0f} s), next {second} ({means[second]:,.0f} s) -> "
                      f"Eval strictly longest: {strict}")
         for _, row in part[part["scheduler"] == "acme_reservation"].iterrows():
-            if row["label"] != "acme_reservation":
-                swept = {t: row[f"queue_delay_mean_{t.lower()}"] for t in types}
-                top = max(swept, key=lambda t: swept[t])
-                lines.append(f"{cluster}: {row['label']}: longest mean queue delay {top} "
-                             f"({swept[top]:,.0f} s)")
-        fifo = part[part["label"] == "fifo"].iloc[0]["jct_mean"]
-        for name in SIZE_AWARE:
-            rows = part[part["scheduler"] == name]
-            for _, row in rows.iterrows():
-                cut = row["jct_mean"] < 0.99 * fifo
+            swept = {t: row[f"queue_delay_mean_{t.lower()}"] for t in types}
+            top = max(swept, key=lambda t: swept[t])
+            lines.append(f"{cluster}: {row['label']}: longest mean queue delay {top} "
+                         f"({swept[top]:,.0f} s)")
+        jct = baseline["jct_mean"]
+        for name in ("fifo", *SIZE_AWARE):
+            for _, row in part[part["scheduler"] == name].iterrows():
+                cut = row["jct_mean"] < 0.99 * jct
                 lines.append(f"{cluster}: {row['label']} mean JCT {row['jct_mean']:,.0f} s vs "
-                             f"fifo {fifo:,.0f} s -> cut by >= 1%: {cut}")
+                             f"{BASELINE} {jct:,.0f} s -> cut by >= 1%: {cut}")
     return lines
 
 
@@ -188,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=Path, default=HERE / "runs", help="run directories")
     parser.add_argument("--results", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
-    run_sweeps(args.runs.resolve(), args.days)
+    run_sweeps(args.runs.resolve(), write_traces(args.runs.resolve(), args.days))
     table = comparison(args.runs.resolve())
     args.results.mkdir(parents=True, exist_ok=True)
     atomic_write_csv(args.results / "scheduler_comparison.csv", table)

@@ -1,9 +1,10 @@
 """``generate_trace``: a calibrated synthetic job table for a cluster profile, from one seed.
 
 Steps (each draws from its own named stream of ``RngStreams(seed)``): group arrivals per type,
-jobs per group, GPU counts, run times (copula), final states, scheduling latencies, start times
-from the node-level packer (restart chains resubmitted after each end), CPU-only jobs, then
-users and job ids. Jobs submitted during a warm-up before the window occupy the cluster but are
+jobs per group, GPU counts, run times (copula), final states, scheduling latencies, submit
+times from the node-level packer (restart chains resubmitted after each end), start times from
+a replay under the calibrated baseline ``acme`` (``baseline.py``), CPU-only jobs, then users and
+job ids. Jobs submitted during a warm-up before the window occupy the cluster but are
 not part of the output, so the window starts on a busy cluster.
 """
 
@@ -15,6 +16,7 @@ import pandas as pd
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.workload.synthetic import arrivals
+from acmesim.workload.synthetic.baseline import baseline_starts
 from acmesim.workload.synthetic.distributions import LogQuantile, discrete_draws
 from acmesim.workload.synthetic.jobs import (
     STATE_NAMES,
@@ -55,6 +57,7 @@ class _Generator:
 
     def __init__(self, profile: WorkloadProfile, days: float, seed: int) -> None:
         self.p = profile
+        self.seed = seed
         self.streams = RngStreams(seed)
         self.span = int(round(days * arrivals.SECONDS_PER_DAY))
         self.start_epoch = int(pd.Timestamp(profile.start).timestamp())
@@ -91,7 +94,7 @@ class _Generator:
         return jobs, latency, deferred
 
     def _gpu_jobs(self) -> JobArrays:
-        """Every GPU job of the window and its warm-up, packed onto the cluster."""
+        """Every GPU job of the window and its warm-up: packed, then started by the baseline."""
         jobs, latency, deferred = self.plan()
         q = self.p.queue
         settings = PackerSettings(self.p.nodes, self.p.gpus_per_node, q.low_priority_quota,
@@ -99,7 +102,7 @@ class _Generator:
         packed = pack(settings, jobs.submit, latency, jobs.work, jobs.gpus, jobs.klass,
                       jobs.successor, jobs.gap, self.span, deferred)
         jobs.submit, jobs.start, jobs.end = packed.submit, packed.start, packed.end
-        return jobs
+        return baseline_starts(self.p, jobs, self.seed, self.start_epoch, self.span)
 
     def _type_jobs(self, index: int) -> JobArrays:
         """The jobs of one type: groups, sizes, run times, chain links."""

@@ -6,7 +6,7 @@ distribution tails, arrival rhythms, grouping, users, queueing) and marks each s
 **assumption** or as **fitted** (solved by ``python -m acmesim.workload.synthetic.calibrate
 PROFILE``, which prints the fitted values pasted here).
 
-How the model uses them (see ``jobs.py``, ``arrivals.py``, ``packer.py``):
+How the model uses them (see ``jobs.py``, ``arrivals.py``, ``packer.py``, ``baseline.py``):
 
 - per job type: a GPU-count distribution; a run-time distribution that is a log-space
   piecewise-linear quantile function through the published percentiles (exact marginals); a
@@ -19,7 +19,10 @@ How the model uses them (see ``jobs.py``, ``arrivals.py``, ``packer.py``):
   restart chains) of heavy-tailed sizes, owned by Zipf-distributed users, arriving as a Poisson
   process modulated by an hourly and a weekday rhythm and paused in cluster-wide quiet spells
   (docs/workload_arrivals.md);
-- start times: a node-level packer on the profile's cluster (``packer.py``).
+- submit times that depend on the cluster (chain resubmissions, deferred pretraining): a
+  node-level packer (``packer.py``); recorded start times: a replay of the GPU jobs under the
+  baseline ``acme`` on the profile's cluster preset (``baseline.py``; the ``queue`` model below
+  then only drives the packer).
 
 Adding a profile is one new entry in ``PROFILES`` below, or one new module named
 ``profile_<name>.py`` in this package that calls ``register_profile``.

@@ -1,0 +1,83 @@
+"""Recorded starts of synthetic traces come from the baseline ``acme`` (``baseline.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from acmesim.engine.simulate import simulate
+from acmesim.workload.synthetic import generate_trace, get_profile
+from acmesim.workload.synthetic.baseline import baseline_starts, replay_frame, settle_on_nodes
+from acmesim.workload.synthetic.table import JobArrays
+
+SEREN = get_profile("seren")
+EPOCH = int(pd.Timestamp(SEREN.start).timestamp())
+TYPES = [t.name for t in SEREN.types]
+
+
+def arrays(rows: list[tuple[str, int, int, int, int]]) -> JobArrays:
+    """Packed jobs from ``(type, gpus, submit, packed start, run time)`` rows."""
+    n = len(rows)
+    column = np.array([r[1:] for r in rows], dtype=np.int64).T
+    gpus, submit, start, run = column
+    return JobArrays(
+        type_code=np.array([TYPES.index(r[0]) for r in rows], dtype=np.int16), gpus=gpus,
+        submit=submit, work=run, state=np.zeros(n, dtype=np.int8),
+        user=np.arange(n, dtype=np.int64), klass=np.ones(n, dtype=np.int8),
+        successor=np.full(n, -1, dtype=np.int64), gap=np.zeros(n, dtype=np.int64),
+        start=start, end=start + run)
+
+
+def acme_replay(jobs: JobArrays, seed: int) -> pd.DataFrame:
+    """The jobs table of replaying ``jobs`` under acme on Seren (the oracle)."""
+    frame = replay_frame(SEREN, jobs, np.arange(len(jobs.gpus)), EPOCH)
+    return simulate(frame, "seren", "acme", seed=seed).jobs.set_index("job_id")
+
+
+def test_recorded_queue_is_the_baseline_queue_rounded_up_and_run_time_is_kept():
+    # a pretraining job on the whole cluster (286 x 8 GPUs), an SFT job waiting for it, a debug job
+    jobs = arrays([("Pretrain", 2288, 0, 0, 100), ("SFT", 8, 10, 10, 50),
+                   ("Debug", 1, 20, 20, 30)])
+    out = baseline_starts(SEREN, jobs, seed=5, start_epoch=EPOCH, span=1000)
+    sim = acme_replay(jobs, seed=5)
+    expected = np.ceil(sim.loc[["0", "1", "2"], "queue_delay"].to_numpy() - 1e-6)
+    assert (out.start - out.submit).tolist() == expected.astype(int).tolist()
+    assert (out.end - out.start).tolist() == [100, 50, 30]
+    assert out.start[1] >= out.end[0]  # the SFT job waited for the whole cluster
+    assert out.submit.tolist() == [0, 10, 20]
+
+
+def test_a_job_never_submitted_by_the_packer_is_left_alone():
+    jobs = arrays([("SFT", 8, 0, 0, 10), ("SFT", 8, 5, -1, 10)])
+    jobs.end[1] = -1
+    out = baseline_starts(SEREN, jobs, seed=0, start_epoch=EPOCH, span=1000)
+    assert out.start[1] == -1 and out.end[1] == -1 and out.start[0] >= 1
+
+
+def test_settling_moves_a_job_that_does_not_fit_the_nodes_to_where_it_fits():
+    # two whole-cluster jobs overlap by 50 s: the second can only start when the first ends
+    jobs = arrays([("Pretrain", 2288, 0, 0, 100), ("Pretrain", 2288, 0, 50, 20)])
+    out = settle_on_nodes(SEREN, jobs, np.arange(2), EPOCH)
+    assert out.start.tolist() == [0, 100] and out.end.tolist() == [100, 120]
+
+
+@pytest.mark.parametrize(("profile", "days", "seed"), [("seren", 2, 3), ("kalos", 6, 3)])
+def test_a_recorded_replay_reproduces_a_synthetic_trace_exactly(profile, days, seed):
+    jobs = generate_trace(profile, days, seed)
+    result = simulate(jobs, profile, "fifo", mode="recorded")
+    replayed = result.jobs
+    assert result.summary["recorded_late_jobs"] == 0
+    assert (replayed["start_time"] == replayed["recorded_start_time"]).all()
+    assert (replayed["run_time"] == replayed["recorded_run_time"]).all()
+
+
+def test_the_engine_does_not_import_the_generator():
+    code = ("import sys, acmesim.engine.simulate; "
+            "print(any(m.startswith('acmesim.workload.synthetic') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"  # so baseline.py may import the engine: no cycle
