@@ -66,7 +66,10 @@ def test_shifted_lognormal_median_minimum_and_cap():
 
 def test_presets_carry_their_startup_and_the_option_replaces_it():
     assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
-    assert CLUSTERS.create("seren").spec.startup.median == pytest.approx(0.065)
+    seren = CLUSTERS.create("seren").spec.startup
+    assert seren.median == pytest.approx(0.0685)  # Debug's: 84.8 % within 1 s, p95 5 s
+    eval_row = dict((row[0], row[1:]) for row in seren.by_type)["Eval"]
+    assert eval_row == pytest.approx((0.0, 1.2667, 3.927))  # 47.6 % within 1 s, p95 809 s
     assert not CLUSTERS.create("seren", {"startup": {}}).spec.startup.active
     assert not CLUSTERS.create("tiny").spec.startup.active
     with pytest.raises(ConfigError, match="no field"):
@@ -87,3 +90,47 @@ def test_jobs_started_together_queue_for_the_launcher():
     assert latency.active
     with pytest.raises(ConfigError, match="launch_interval"):
         StartupLatency(launch_interval=-1.0)
+
+
+def test_a_type_with_its_own_startup_uses_it_and_the_others_keep_the_default():
+    # Default start-up exactly 5 s; Eval has its own exactly 30 s; Debug none (0 s). Three
+    # 1-GPU jobs at t=0 on a free node start at 30, 5 and 0 s; run_time is untouched.
+    latency = StartupLatency.of({"minimum": 5, "median": 5, "by_type": {
+        "Eval": {"minimum": 30, "median": 30}, "Debug": {}}})
+    rows = [job(0, 10, 1, type="Eval"), job(0, 10, 1, type="SFT"), job(0, 10, 1, type="Debug")]
+    jobs = by_id(simulate(frame(rows), spec_with(latency), "fifo").jobs)
+    assert [jobs[j]["queue_delay"] for j in ("j0", "j1", "j2")] == [30.0, 5.0, 0.0]
+    assert [jobs[j]["end_time"] for j in ("j0", "j1", "j2")] == [40.0, 15.0, 10.0]
+
+
+def test_per_type_draws_share_the_job_s_normal_draw():
+    # Same Z per job: a type's draw is its own lognormal at the job's default quantile.
+    base = StartupLatency(median=2.0, sigma=1.0, maximum=1e9)
+    typed = StartupLatency(median=2.0, sigma=1.0, maximum=1e9,
+                           by_type={"Eval": {"median": 6.0, "sigma": 2.0}})
+    types = ["Eval", "SFT"] * 500
+    plain = base.draw(np.random.default_rng(7), 1000)
+    mixed = typed.draw(np.random.default_rng(7), 1000, types)
+    z = np.log(plain / 2.0)
+    assert np.allclose(mixed[1::2], plain[1::2])
+    assert np.allclose(mixed[0::2], 6.0 * np.exp(2.0 * z[0::2]))
+    assert np.allclose(typed.draw(np.random.default_rng(7), 1000), plain)  # no types given
+
+
+def test_bad_per_type_startup_is_rejected_with_its_type():
+    with pytest.raises(ConfigError, match=r"by_type\['Eval'\].*minimum <= median"):
+        StartupLatency.of({"by_type": {"Eval": {"minimum": 9, "median": 1}}})
+    with pytest.raises(ConfigError, match=r"by_type\['Eval'\] must be a dict"):
+        StartupLatency.of({"by_type": {"Eval": {"mean": 3}}})
+    with pytest.raises(ConfigError, match="by_type must map"):
+        StartupLatency.of({"by_type": [1, 2]})
+
+
+def test_lognormal_through_its_share_within_1_s_and_p95():
+    from statistics import NormalDist
+
+    from acmesim.model.presets.acme import lognormal_through
+
+    fit = lognormal_through(0.5, 100.0)  # half within 1 s: median 1 s, p95 100 s
+    assert fit["median"] == pytest.approx(1.0)
+    assert fit["sigma"] == pytest.approx(np.log(100.0) / NormalDist().inv_cdf(0.95), abs=1e-3)

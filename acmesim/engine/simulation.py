@@ -80,7 +80,8 @@ class Simulation:
         self.audit = audit
         self.rng = RngStreams(seed)
         """Named random streams for plug-ins that draw (failures, repairs, ...)."""
-        self.startup = (spec.startup.draw(self.rng.stream("startup"), len(table))
+        self.startup = (spec.startup.draw(self.rng.stream("startup"), len(table),
+                                           table.type)
                         if mode == "scheduled" and spec.startup.active else None)
         """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
         job index, so it does not depend on the order the scheduler starts jobs in)."""
