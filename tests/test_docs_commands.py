@@ -14,6 +14,7 @@ command is run unless someone says why not.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 import subprocess
@@ -41,7 +42,8 @@ NOT_RUN = {
 }
 NOT_RUN_PREFIXES = {
     "acmesim replay -m hydra/launcher=submitit_slurm": "needs a Slurm cluster",
-    "acmesim replay -m hydra/launcher=ray": "needs a Ray cluster and hydra-ray-launcher",
+    "RAY_AUTH_MODE=token acmesim replay -m hydra/launcher=ray": "needs a Ray cluster",
+    "ray start": "starts a node of a Ray cluster",
 }
 
 FAST = {
@@ -68,6 +70,8 @@ def documented_commands(document: Path) -> list[str]:
 def reason_not_run(command: str) -> str | None:
     if command in NOT_RUN:
         return NOT_RUN[command]
+    if "hydra/launcher=ray" in command and importlib.util.find_spec("ray") is None:
+        return "needs the ray extra"
     return next((why for prefix, why in NOT_RUN_PREFIXES.items()
                  if command.startswith(prefix)), None)
 
@@ -116,12 +120,16 @@ def run(command: str, capsys) -> None:
 
 
 @pytest.fixture
-def fresh_workers():
-    """Stop joblib's reusable workers afterwards: they keep the cwd they were started in."""
+def fresh_workers(monkeypatch):
+    """Stop joblib's reusable workers and a local Ray instance afterwards: they keep the cwd
+    they were started in."""
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     yield
     from joblib.externals.loky import get_reusable_executor
 
     get_reusable_executor().shutdown(wait=True)
+    if "ray" in sys.modules:
+        sys.modules["ray"].shutdown()
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
