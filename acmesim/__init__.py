@@ -11,7 +11,7 @@ __all__ = ["__version__", "load_trace"]
 
 def load_trace(path: Any, format: str = "auto", **kwargs: Any):  # noqa: A002 - public API name
     """Read a trace file (Acme Seren/Kalos, Philly, Helios, PAI; any CSV with ``format="csv",
-    columns={...}``) as normalized jobs; see ``acmesim.workload.loaders.load_trace``."""
-    from acmesim.workload.loaders import load_trace as _load_trace
+    columns={...}``) as normalized jobs; see ``acmesim.trace.loaders.load_trace``."""
+    from acmesim.trace.loaders import load_trace as _load_trace
 
     return _load_trace(path, format=format, **kwargs)

@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from acmesim.config import Choice, ReplayConfig
-from acmesim.engine import simulate
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.faults import injector_for
-from acmesim.workload.synthetic import generate_trace
+from acmesim.run import simulate
+from acmesim.synth import generate_trace
 
 CAUSES = ("lost_gpu_hours_failures", "lost_gpu_hours_preemptions", "lost_gpu_hours_checkpoints")
 

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from acmesim.core.rng import RngStreams
-from acmesim.workload.formats import write_acme_csv
-from acmesim.workload.schema import FINAL_STATES, JOB_TYPES
+from acmesim.trace.formats import write_acme_csv
+from acmesim.trace.schema import FINAL_STATES, JOB_TYPES
 
 SEREN_ROWS = 818_327
 TARGET_SECONDS = 15.0
@@ -84,7 +84,7 @@ def make_jobs(rows: int, source: str) -> tuple[pd.DataFrame, str]:
     """The table to write: synthetic Seren (preferred) or random."""
     if source in ("auto", "synthetic"):
         try:
-            from acmesim.workload.synthetic import generate_trace
+            from acmesim.synth import generate_trace
         except ImportError:
             if source == "synthetic":
                 raise

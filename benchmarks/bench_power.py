@@ -30,7 +30,7 @@ CHILD = r"""
 import json, sys, time
 import pandas as pd
 import acmesim
-from acmesim.engine import simulate
+from acmesim.run import simulate
 jobs = pd.read_pickle(sys.argv[1])
 scenario, power = sys.argv[2], sys.argv[3]
 kwargs = {} if power == "-" else {"power": power}
@@ -73,12 +73,12 @@ def in_process(days: float, rounds: int) -> None:
     """Alternate power=none and power=acme in this process; print min/median CPU and wall."""
     import time
 
-    from acmesim.engine import simulate
     from acmesim.faults import FaultInjector
     from acmesim.policies.checkpoint import CHECKPOINTS
     from acmesim.policies.failure import FAILURES
     from acmesim.policies.recovery import RECOVERIES
-    from acmesim.workload.synthetic import generate_trace
+    from acmesim.run import simulate
+    from acmesim.synth import generate_trace
 
     jobs = generate_trace(profile="seren", days=days, seed=1)
     for scenario in ("plain", "faults"):
@@ -110,7 +110,7 @@ def main() -> None:
     if args.in_process:
         in_process(args.days, args.rounds)
         return
-    from acmesim.workload.synthetic import generate_trace
+    from acmesim.synth import generate_trace
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -39,8 +39,8 @@ def tiled(trace: pd.DataFrame, copies: int) -> pd.DataFrame:
 
 def child(path: str, mode: str, write: bool) -> None:
     """Time one replay of the pickled trace at ``path``; print one JSON line."""
-    from acmesim.config import ReplayConfig
-    from acmesim.engine import run_replay, simulate
+    from acmesim.core.config import ReplayConfig
+    from acmesim.run import run_replay, simulate
 
     jobs = pd.read_pickle(path)
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -80,7 +80,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.mode, args.write)
         return
-    from acmesim.workload.synthetic import generate_trace
+    from acmesim.synth import generate_trace
 
     began = time.perf_counter()
     trace = generate_trace(profile="seren", days=args.days, seed=1)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from acmesim.engine import simulate
-from acmesim.workload.synthetic import generate_trace
+from acmesim.run import simulate
+from acmesim.synth import generate_trace
 
 TARGETS = ("easy_backfill", "qssf", "acme_reservation")
 EXTRA = ("sjf", "srtf", "las")

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 from acmesim.analysis import characterize
-from acmesim.workload.formats import write_acme_csv
-from acmesim.workload.synthetic import generate_trace, get_profile
-from acmesim.workload.synthetic.generate import _Generator
-from acmesim.workload.synthetic.packer import PackerSettings, pack
+from acmesim.synth import generate_trace, get_profile
+from acmesim.synth.generate import _Generator
+from acmesim.synth.packer import PackerSettings, pack
+from acmesim.trace.formats import write_acme_csv
 
 
 def timed(fn, *args, **kwargs):

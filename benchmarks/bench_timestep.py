@@ -8,7 +8,7 @@ time rounded, at least 1 s) so one-second stepping is exact. Every job is at mos
 multiple of 8 GPUs, where acmesim's gang model and Lucid's placer agree.
 
 In one process, after a warm-up, it times the time-stepped reference
-(``benchmarks/timestep_reference.py``) and ``acmesim.engine.simulate(..., "fifo", "lucid")``,
+(``benchmarks/timestep_reference.py``) and ``acmesim.run.simulate(..., "fifo", "lucid")``,
 counts jobs whose start seconds differ (and, for contrast, how many differ under acmesim's
 default ``consolidate`` placement, which breaks ties differently), and prints wall and CPU
 times and their ratios.
@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 from timestep_reference import simulate_fifo
 
+from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.rng import RngStreams
-from acmesim.engine import simulate
-from acmesim.model.spec import ClusterSpec
-from acmesim.workload.synthetic import generate_trace
+from acmesim.run import simulate
+from acmesim.synth import generate_trace
 
 SECOND = pd.Timedelta(seconds=1)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import acmesim
 from acmesim.analysis.plots import plot_bars, plot_type_cdfs
-from acmesim.engine import simulate
-from acmesim.workload.synthetic import sample_trace_path
+from acmesim.run import simulate
+from acmesim.synth import sample_trace_path
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "notebook_figures")
 jobs = acmesim.load_trace(sample_trace_path())
@@ -30,7 +30,7 @@ figure  # noqa: B018 - a notebook shows the figure here
 # %% Compare two schedulers on the first day, on 170 of Seren's 286 nodes (queueing appears)
 import pandas as pd  # noqa: E402
 
-from acmesim.model import CLUSTERS  # noqa: E402
+from acmesim.cluster import CLUSTERS  # noqa: E402
 
 first_day = jobs[jobs["submit_time"] < jobs["submit_time"].min() + pd.Timedelta(days=1)]
 smaller = CLUSTERS.create("seren", {"nodes": 170}).spec

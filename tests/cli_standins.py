@@ -2,7 +2,7 @@
 
 They let the command-line layer (Hydra composition, overrides, errors, collect and plot) be
 tested in isolation and fast; the stand-in engine keeps the real engine's run-directory contract
-(``acmesim.completion``: invalidate first, completion record last). Skipping, resuming and
+(``acmesim.results.completion``: invalidate first, completion record last). Skipping, resuming and
 interruptions are tested against the real engine (``test_run_lifecycle.py``,
 ``test_kill_resume.py``).
 """
@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from acmesim import hydra_app
-from acmesim.completion import begin_run, mark_complete
+from acmesim.cli import hydra as hydra_app
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text
 from acmesim.core.registry import Registry
 from acmesim.core.rng import RngStreams
-from acmesim.rundirs import RESULT_FILES
-from acmesim.workload.sources import TRACES
+from acmesim.results.completion import begin_run, mark_complete
+from acmesim.results.rundirs import RESULT_FILES
+from acmesim.sources import TRACES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,9 +133,9 @@ def install(monkeypatch, tmp_path) -> list:
     """Route ``acmesim replay`` to the stand-in registries and engine; return the call log."""
     monkeypatch.setattr(hydra_app, "load_registries", lambda spec=None: build_registries())
     fake_run_replay.calls = []
-    engine = types.ModuleType("acmesim.engine.replay")
+    engine = types.ModuleType("acmesim.run.replay")
     engine.run_replay = fake_run_replay
     engine.config_data = fake_config_data
-    monkeypatch.setitem(sys.modules, "acmesim.engine.replay", engine)
+    monkeypatch.setitem(sys.modules, "acmesim.run.replay", engine)
     monkeypatch.chdir(tmp_path)
     return fake_run_replay.calls

@@ -1,4 +1,4 @@
-"""Hand-made normalized job tables for engine tests (the acmesim.workload.schema columns)."""
+"""Hand-made normalized job tables for engine tests (the acmesim.trace.schema columns)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from acmesim.model import ClusterSpec
+from acmesim.cluster import ClusterSpec
 
 T0 = pd.Timestamp("2023-03-01 00:00:00", tz="UTC")
 """Time 0 of factory traces (the earliest submission is put here unless told otherwise)."""

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acmesim.engine.job import HELD, PENDING, RUNNING
-from acmesim.model.health import NodeHealth
+from acmesim.cluster.health import NodeHealth
+from acmesim.sim.job import HELD, PENDING, RUNNING
 
 IN_SERVICE = (NodeHealth.UP,)
 

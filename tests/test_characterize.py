@@ -17,7 +17,7 @@ from acmesim.analysis.characterize import (
     row_to_dict,
     to_jsonable,
 )
-from acmesim.workload.targets import KALOS, SEREN, TOLERANCES, Tolerance
+from acmesim.trace.targets import KALOS, SEREN, TOLERANCES, Tolerance
 
 T0 = pd.Timestamp("2023-03-01 00:00:00", tz="UTC")  # a Wednesday, 08:00 in Shanghai
 

@@ -11,7 +11,7 @@ from png_checks import assert_png
 
 import acmesim.analysis.plots
 from acmesim.cli import main
-from acmesim.workload.formats import SEREN as SEREN_SCHEMA
+from acmesim.trace.formats import SEREN as SEREN_SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import pytest
 
 from acmesim.core.errors import ConfigError, UnknownNameError, UnknownOptionError
 from acmesim.policies.checkpoint import CHECKPOINTS
-from acmesim.reliability.checkpoint_cost import CheckpointCost, StorageModel
-from acmesim.reliability.model_size import model_params
-from acmesim.reliability.theory import daly_interval, optimal_interval, young_interval
+from acmesim.policies.checkpoint.cost import CheckpointCost, StorageModel
+from acmesim.policies.checkpoint.model_size import model_params
+from acmesim.policies.checkpoint.theory import daly_interval, optimal_interval, young_interval
 
 PRETRAIN_64 = {"job_id": "a", "type": "Pretrain", "gpu_num": 64, "node_num": 8}
 
@@ -121,7 +121,7 @@ def test_job_shape_reads_rows_mappings_and_objects():
 
     import pandas as pd
 
-    from acmesim.reliability.jobs import JobShape
+    from acmesim.policies.job_shape import JobShape
 
     @dataclasses.dataclass
     class Job:

@@ -8,8 +8,8 @@ import pandas as pd
 from cli_trace import write_tiny_trace
 
 from acmesim.cli import main
-from acmesim.config import Choice, ReplayConfig
-from acmesim.engine.replay import run_replay
+from acmesim.core.config import Choice, ReplayConfig
+from acmesim.run.replay import run_replay
 
 
 def corrupt(path: Path) -> Path:

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from acmesim import hydra_app
+from acmesim.cli import hydra as hydra_app
 from acmesim.cli import main
-from acmesim.commands.replay import with_file_source
-from acmesim.config import ReplayConfig
+from acmesim.cli.commands.replay import with_file_source
+from acmesim.core.config import ReplayConfig
 from acmesim.core.errors import ConfigError
 from acmesim.core.registry import Registry
 

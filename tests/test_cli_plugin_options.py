@@ -5,7 +5,7 @@ from __future__ import annotations
 import cli_standins
 import pytest
 
-from acmesim import hydra_app
+from acmesim.cli import hydra as hydra_app
 from acmesim.cli import main
 from acmesim.policies.scheduling import SCHEDULERS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from acmesim.progress import ReplayProgress
+from acmesim.run.progress import ReplayProgress
 
 
 class FakeTerminal(io.StringIO):

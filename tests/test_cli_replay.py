@@ -10,7 +10,7 @@ import pytest
 from cli_standins import build_registries
 
 from acmesim.cli import main
-from acmesim.config import Choice, ReplayConfig
+from acmesim.core.config import Choice, ReplayConfig
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_missing_file_path_is_a_clean_error(standins, capsys):
 def test_help_lists_every_registered_option(standins, capsys, monkeypatch):
     registries = build_registries()
     registries["scheduler"].register("brand_new")(type("BrandNew", (), {}))
-    monkeypatch.setattr("acmesim.hydra_app.load_registries", lambda spec=None: registries)
+    monkeypatch.setattr("acmesim.cli.hydra.load_registries", lambda spec=None: registries)
     assert replay("--help") == 0
     text = capsys.readouterr().out
     for group in registries:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
+from acmesim.cluster import CLUSTERS, Cluster, ClusterSpec, NodeHealth, cluster_spec
 from acmesim.core.errors import AcmesimError, ConfigError, UnknownNameError
-from acmesim.model import CLUSTERS, Cluster, ClusterSpec, NodeHealth, cluster_spec
 
 
 def test_acme_presets_match_the_published_sizes():

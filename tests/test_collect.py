@@ -9,8 +9,8 @@ import pytest
 from disk_full import disk_full
 
 from acmesim.cli import main
-from acmesim.commands.collect import collect
-from acmesim.completion import mark_complete
+from acmesim.cli.commands.collect import collect
+from acmesim.results.completion import mark_complete
 
 
 def make_run(root: Path, name: str, overrides: list[str] | None,

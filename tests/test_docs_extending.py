@@ -12,8 +12,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
 
 CHECK = textwrap.dedent("""
     import acmesim
-    from acmesim.engine import simulate
-    from acmesim.workload.synthetic import sample_trace_path
+    from acmesim.run import simulate
+    from acmesim.synth import sample_trace_path
 
     jobs = acmesim.load_trace(sample_trace_path())
     jobs = jobs[jobs["gpu_num"] <= 256].head(3000)  # what fits the 32-node cluster

@@ -13,16 +13,16 @@ from factories import by_id, cluster, frame, job
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from acmesim.config import Choice, ReplayConfig
-from acmesim.engine import run_replay, simulate
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.faults import FaultInjector
-from acmesim.metrics.schema import JOBS, SUMMARY, UTILIZATION
 from acmesim.policies.checkpoint import CHECKPOINTS
+from acmesim.policies.checkpoint.base import CheckpointPlan
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.power import POWERS
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.scheduling import SCHEDULERS
-from acmesim.reliability.checkpointing import CheckpointPlan
+from acmesim.results.schema import JOBS, SUMMARY, UTILIZATION
+from acmesim.run import run_replay, simulate
 
 KWH = 3.6e6
 ENERGY_FIELDS = [c.name for c in SUMMARY.columns if c.unit == "kWh"]
@@ -212,7 +212,7 @@ def test_plot_of_a_powered_run_draws_power_by_state(tmp_path, capsys):
 
 # ---------------------------------------------------------------------------- calibration
 def test_acme_meets_its_calibration_criteria_over_its_job_population():
-    from acmesim.energy.calibration import TARGETS, population, table
+    from calibration.energy import TARGETS, population, table
 
     checked = table(population(POWERS.create("acme"), 50_000, seed=1)).set_index("criterion")
     for target in TARGETS:
@@ -221,7 +221,7 @@ def test_acme_meets_its_calibration_criteria_over_its_job_population():
 
 
 def test_on_a_short_seren_replay_the_idle_share_is_the_replays_own_idle_gpus():
-    from acmesim.energy.calibration import DAY, PUBLISHED_IDLE, measure, replay
+    from calibration.energy import DAY, PUBLISHED_IDLE, measure, replay
 
     result, model = replay(days=12, seed=1)
     # every computing GPU draws >= 80 W, so the samples <= 70 W are the idle GPUs: as replayed

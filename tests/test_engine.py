@@ -8,10 +8,10 @@ import pytest
 from factories import by_id, cluster, frame, job
 
 from acmesim.core.errors import AcmesimError
-from acmesim.engine import PreemptionModel, simulate
-from acmesim.engine.clock import PASS_PRIORITY
 from acmesim.policies.scheduling.base import Decision, Scheduler
 from acmesim.policies.scheduling.fifo import Fifo
+from acmesim.run import PreemptionModel, simulate
+from acmesim.sim.clock import PASS_PRIORITY
 
 
 def run(rows, nodes=1, **kwargs):

@@ -7,10 +7,10 @@ from factories import cluster, frame, job
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from acmesim.engine import PreemptionModel, simulate
 from acmesim.policies.scheduling.base import Decision, Scheduler
 from acmesim.policies.scheduling.fifo import Fifo
-from acmesim.workload.schema import FINAL_STATES
+from acmesim.run import PreemptionModel, simulate
+from acmesim.trace.schema import FINAL_STATES
 
 GPUS = 8
 

@@ -8,11 +8,11 @@ import yaml
 from disk_full import disk_full
 from factories import frame, job
 
-from acmesim.config import Choice, ReplayConfig
-from acmesim.engine import run_replay
-from acmesim.metrics.schema import JOBS, SUMMARY, UTILIZATION
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.policies.placement import PLACEMENTS
-from acmesim.rundirs import COMPLETE, read_run
+from acmesim.results.rundirs import COMPLETE, read_run
+from acmesim.results.schema import JOBS, SUMMARY, UTILIZATION
+from acmesim.run import run_replay
 
 ROWS = [job(t * 7 % 300, 30 + t % 50, [1, 2, 4, 8, 16][t % 5], 2 if t % 5 == 4 else 1,
             type=["Eval", "SFT", "Pretrain"][t % 3]) for t in range(60)]

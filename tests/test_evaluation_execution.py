@@ -19,15 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.core.errors import ConfigError
-from acmesim.evaluation import (
-    Dataset,
-    EvalCluster,
-    EvalRequest,
-    ModelSpec,
-    evaluate,
-    plan_request,
-    simulate,
-)
+from acmesim.evaluation import Dataset, EvalCluster, EvalRequest, ModelSpec
+from acmesim.studies.evaluation import evaluate, plan_request, simulate
 
 SUITE = (
     Dataset("A", 1.0, 8.0, 6.0),

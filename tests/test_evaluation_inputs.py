@@ -15,16 +15,15 @@ from acmesim.evaluation import (
     EvalRequest,
     ModelSpec,
     SuiteCalibration,
-    evaluate,
     request_from_eval_job,
     request_from_eval_jobs,
-    results,
     suite_request,
     synthetic_suite,
 )
 from acmesim.evaluation import calibration as cal
 from acmesim.evaluation.suite import SUITE_CATALOG
 from acmesim.evaluation.trace import reference_load_s
+from acmesim.studies.evaluation import evaluate, results
 
 
 def test_derived_constants_follow_from_the_cited_ones():

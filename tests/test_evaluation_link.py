@@ -7,7 +7,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.evaluation.link import SharedLink
+from acmesim.studies.evaluation.link import SharedLink
 
 GB = 1e9
 

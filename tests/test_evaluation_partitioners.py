@@ -27,10 +27,7 @@ from acmesim.evaluation import (
     EvalPlan,
     EvalRequest,
     ExecutionOptions,
-    create_scheduler,
-    evaluate,
     one_trial_per_dataset,
-    plan_request,
     suite_request,
 )
 from acmesim.evaluation import calibration as cal
@@ -42,7 +39,8 @@ from acmesim.evaluation.partitioners import (
     size_partition,
     units_per_inference_s,
 )
-from acmesim.evaluation.staged import staged_summary
+from acmesim.studies.evaluation import create_scheduler, evaluate, plan_request
+from acmesim.studies.evaluation.staged import staged_summary
 
 SUITE = (
     Dataset("B", 0.0, 6.0, 1.0),

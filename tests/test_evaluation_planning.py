@@ -17,10 +17,10 @@ from acmesim.evaluation import (
     Shard,
     Trial,
     balanced_share,
-    create_scheduler,
     one_trial_per_dataset,
     prior_packed_trials,
 )
+from acmesim.studies.evaluation import create_scheduler
 
 MODEL = ModelSpec("m", params=1e9)
 SUITE = (

@@ -14,10 +14,10 @@ import pytest
 from factories import by_id, cluster, frame, job
 
 from acmesim.core.errors import ConfigError, UnknownNameError, UnknownOptionError
-from acmesim.engine import simulate
 from acmesim.evaluation.batches import group_eval_jobs
 from acmesim.evaluation.metric_queue import fifo_starts
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.run import simulate
 
 LOAD = 14e9 / (25e9 / 8) + 14e9 / 16e9  # 4.48 + 0.875 = 5.355 s
 REMOTE_LOAD = 14e9 * 8 / (25e9 / 8)  # 35.84 s, the coupled reference load

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.cli import main
-from acmesim.config import Choice, ReplayConfig
-from acmesim.engine import run_replay, simulate
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.evaluation.metric_queue import fifo_starts
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.run import run_replay, simulate
 
 NODES, GPUS = 2, 8
 

@@ -10,11 +10,11 @@ import pytest
 
 from acmesim.core.errors import ConfigError, TraceError
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.calibration import failure_shares, seren_population
-from acmesim.reliability.events import SCOPES, ClusterInfo
-from acmesim.reliability.failure_model import failure_sources
-from acmesim.reliability.kinds import llama3_kinds, mean_repair_hours
-from acmesim.reliability.rates import LLAMA3_NODE_MTBF_HOURS
+from acmesim.policies.failure.base import failure_sources
+from acmesim.policies.failure.events import SCOPES, ClusterInfo
+from acmesim.policies.failure.kinds import llama3_kinds, mean_repair_hours
+from acmesim.policies.failure.rates import LLAMA3_NODE_MTBF_HOURS
+from calibration.reliability import failure_shares, seren_population
 
 CLUSTER = ClusterInfo.uniform(286)  # Seren: 286 nodes x 8 GPUs (acme_facts §1)
 YEAR = 365 * 86_400.0

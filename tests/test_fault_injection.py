@@ -9,15 +9,15 @@ import pandas as pd
 import pytest
 from factories import by_id, cluster, frame, job
 
-from acmesim.config import Choice, ReplayConfig
+from acmesim.cluster.health import NodeHealth
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.core.errors import TraceError
-from acmesim.engine import run_replay, simulate
 from acmesim.faults import CheckpointPace, FaultInjector
-from acmesim.model.health import NodeHealth
 from acmesim.policies.checkpoint import CHECKPOINTS
+from acmesim.policies.checkpoint.base import CheckpointPlan
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
-from acmesim.reliability.checkpointing import CheckpointPlan
+from acmesim.run import run_replay, simulate
 
 AUTOMATIC = {"manual_fraction": 0.0}  # never escalate to a person: no random delays
 

@@ -17,11 +17,11 @@ from invariants import (
     audit_down_nodes,
 )
 
-from acmesim.engine import simulate
 from acmesim.faults import FaultInjector
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
+from acmesim.run import simulate
 
 NODES = 6
 KINDS = ["nvlink_error", "ecc_error", "infra_software", "switch_failure", "nccl_timeout",

@@ -16,14 +16,14 @@ from factories import by_id, cluster, frame, job
 from invariants import assert_faults_keep_coming, assert_utilization_matches_jobs
 
 from acmesim.core.errors import AcmesimError, ConfigError
-from acmesim.engine import simulate
 from acmesim.faults import FaultInjector
-from acmesim.metrics.utilization import CURVE_FIELDS, MAX_INTERVALS, utilization_table
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
 from acmesim.policies.scheduling.base import NOTHING, Scheduler
+from acmesim.results.utilization import CURVE_FIELDS, MAX_INTERVALS, utilization_table
+from acmesim.run import simulate
 
 PROMPT_PERSON = {"delay_sigma": 0.0, "work_start_hour": 0.0, "work_end_hour": 24.0}
 """A person who always answers with exactly the median delays: 30 min response + 60 min

@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
+from acmesim.cli.hydra import APP_SETTINGS, SETTING_HELP, help_text, load_registries
+from acmesim.cli.hydra.help import OPTION_COLUMN, option_line
 from acmesim.core.field_docs import field_docs
-from acmesim.hydra_app import APP_SETTINGS, SETTING_HELP, help_text, load_registries
-from acmesim.hydra_app.help import OPTION_COLUMN, option_line
 
 
 def every_option():
@@ -26,7 +26,7 @@ def test_every_registered_option_documents_its_meaning(group, name, schema, key)
 
 
 def test_every_setting_has_a_meaning():
-    from acmesim.hydra_app import replay_settings
+    from acmesim.cli.hydra import replay_settings
 
     for key in [*replay_settings(), *APP_SETTINGS]:
         assert SETTING_HELP.get(key), key
@@ -43,7 +43,7 @@ def test_help_prints_each_option_with_its_meaning_on_its_line():
 
 
 def test_an_inherited_option_takes_the_base_classes_docstring():
-    from acmesim.model.presets.acme import Seren
+    from acmesim.cluster.presets.acme import Seren
 
     assert field_docs(Seren.Config)["nodes"] == "GPU nodes in the cluster."
 

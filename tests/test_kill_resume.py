@@ -23,7 +23,7 @@ import pandas as pd
 import yaml
 
 from acmesim.cli import main
-from acmesim.rundirs import COMPLETE, read_run
+from acmesim.results.rundirs import COMPLETE, read_run
 
 COMMON = ("trace=synthetic", "trace.days=0.1", "trace.seed=1,2", "cluster=small",
           "oversize_jobs=skip", "progress=false")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from acmesim import load_trace
 from acmesim.cli import main
 from acmesim.core.errors import ConfigError, TraceError
-from acmesim.workload.loaders import read_trace
+from acmesim.trace.loaders import read_trace
 
 PHILLY_LAYOUT = "timestamp,duration,num_gpus,gpu_time,cluster"
 ROWS = [  # timestamp: seconds from the trace start; duration: seconds

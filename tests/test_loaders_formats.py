@@ -9,17 +9,17 @@ import pandas as pd
 import pytest
 
 from acmesim.core.errors import TraceError
-from acmesim.workload.loaders import (
+from acmesim.trace.loaders import (
     detect_format,
     gpu_jobs,
     known_formats,
     load_trace,
     read_trace,
 )
-from acmesim.workload.loaders.helios import HELIOS_HEADER
-from acmesim.workload.loaders.pai import PAI_HEADER
-from acmesim.workload.loaders.philly import PHILLY_HEADER
-from acmesim.workload.schema import NORMALIZED_COLUMNS
+from acmesim.trace.loaders.helios import HELIOS_HEADER
+from acmesim.trace.loaders.pai import PAI_HEADER
+from acmesim.trace.loaders.philly import PHILLY_HEADER
+from acmesim.trace.schema import NORMALIZED_COLUMNS
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from acmesim.cluster import CLUSTERS
 from acmesim.core.errors import TraceError
-from acmesim.engine.trace_input import prepare_jobs
-from acmesim.model import CLUSTERS
-from acmesim.workload.loaders import load_trace, read_trace
-from acmesim.workload.validation import COUNT_LIMIT
+from acmesim.sim.trace_input import prepare_jobs
+from acmesim.trace.loaders import load_trace, read_trace
+from acmesim.trace.validation import COUNT_LIMIT
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {"seren": "seren_example.csv", "kalos": "kalos_example.csv",

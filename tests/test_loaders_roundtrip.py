@@ -10,9 +10,9 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.workload.formats import write_acme_csv
-from acmesim.workload.loaders import load_trace
-from acmesim.workload.schema import FINAL_STATES, JOB_TYPES
+from acmesim.trace.formats import write_acme_csv
+from acmesim.trace.loaders import load_trace
+from acmesim.trace.schema import FINAL_STATES, JOB_TYPES
 
 T0 = pd.Timestamp("2023-03-01", tz="UTC").value // 10**9
 HALF_YEAR = 183 * 86400

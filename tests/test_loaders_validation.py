@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from acmesim.core.errors import AcmesimError, ConfigError, TraceError, UnknownNameError
-from acmesim.workload.loaders import load_trace, read_trace
+from acmesim.trace.loaders import load_trace, read_trace
 
 DATA = Path(__file__).parent / "data"
 HEADER = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,"\

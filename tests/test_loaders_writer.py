@@ -10,8 +10,8 @@ import pytest
 from disk_full import disk_full
 
 from acmesim.core.errors import AcmesimError
-from acmesim.workload.formats import KALOS, SEREN, write_acme_csv
-from acmesim.workload.loaders import load_trace
+from acmesim.trace.formats import KALOS, SEREN, write_acme_csv
+from acmesim.trace.loaders import load_trace
 
 DATA = Path(__file__).parent / "data"
 SEREN_EXAMPLE = DATA / "seren_example.csv"  # verbatim from schema_examples.md

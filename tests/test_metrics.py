@@ -9,15 +9,15 @@ import pytest
 from factories import cluster, frame, job
 
 from acmesim.core.errors import ConfigError
-from acmesim.engine import simulate
 from acmesim.faults import FaultInjector
-from acmesim.metrics import docs
-from acmesim.metrics.schema import JOBS, SUMMARY, TABLES, UTILIZATION
-from acmesim.metrics.summary import summary_row
-from acmesim.metrics.utilization import integral, utilization_table
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.recovery import RECOVERIES
+from acmesim.results import docs
+from acmesim.results.schema import JOBS, SUMMARY, TABLES, UTILIZATION
+from acmesim.results.summary import summary_row
+from acmesim.results.utilization import integral, utilization_table
+from acmesim.run import simulate
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
 
@@ -100,7 +100,7 @@ def test_every_column_is_documented_once_and_docs_are_generated_from_the_schema(
         assert len(table.names) == len(set(table.names))
         assert all(c.meaning and c.unit for c in table.columns)
     text = DOCS.read_text(encoding="utf-8")
-    assert text == docs.render(), "docs/results.md is stale: run python -m acmesim.metrics.docs"
+    assert text == docs.render(), "docs/results.md is stale: run python -m acmesim.results.docs"
     for table in TABLES:
         for name in table.names:
             assert f"| `{name}` |" in text

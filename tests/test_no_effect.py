@@ -9,8 +9,8 @@ import pytest
 from cli_trace import write_tiny_trace
 
 from acmesim.cli import main
-from acmesim.config import Choice, ReplayConfig
-from acmesim.no_effect import no_effect_notes
+from acmesim.cli.no_effect import no_effect_notes
+from acmesim.core.config import Choice, ReplayConfig
 
 
 def config(**groups: str) -> ReplayConfig:
@@ -47,7 +47,7 @@ def test_a_seed_sweep_on_a_file_trace_says_so_once_and_the_runs_are_identical(tm
                                                                                capsys):
     monkeypatch.chdir(tmp_path)
     write_tiny_trace(tmp_path / "tiny.csv")
-    from acmesim.commands import replay_objective
+    from acmesim.cli.commands import replay_objective
 
     monkeypatch.setattr(replay_objective, "NOTED", set())
     assert main(["replay", "-m", "trace.path=tiny.csv", "cluster=tiny", "seed=1,2",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import acmesim
-from acmesim.engine import simulate
-from acmesim.workload.synthetic import sample_trace_path
+from acmesim.run import simulate
+from acmesim.synth import sample_trace_path
 
 
 def small_jobs():

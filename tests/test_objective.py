@@ -10,9 +10,9 @@ import yaml
 from cli_trace import write_tiny_trace
 
 from acmesim.cli import main
+from acmesim.cli.objective import Metric, Objective
 from acmesim.core.errors import ConfigError
-from acmesim.objective import Metric, Objective
-from acmesim.rundirs import find_runs, read_summary
+from acmesim.results.rundirs import find_runs, read_summary
 
 
 def hand_run(run_dir: Path) -> Path:

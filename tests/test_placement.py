@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acmesim.cluster import Cluster, ClusterSpec, NodeHealth
+from acmesim.cluster.view import ClusterView
 from acmesim.core.errors import UnknownNameError
-from acmesim.model import Cluster, ClusterSpec, NodeHealth
-from acmesim.model.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 
 

@@ -13,8 +13,8 @@ from png_checks import assert_png
 
 from acmesim.analysis.plots import cdf_points, plot_trace
 from acmesim.cli import main
-from acmesim.completion import mark_complete
-from acmesim.config import Choice, ReplayConfig
+from acmesim.core.config import Choice, ReplayConfig
+from acmesim.results.completion import mark_complete
 
 
 def fake_run(run_dir: Path, summary_fields: dict | None = None, **changes) -> Path:

@@ -32,14 +32,14 @@ from invariants import (
     check_plans_happen,
 )
 
-from acmesim.engine import simulate
 from acmesim.faults import FaultInjector
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.placement import PLACEMENTS
+from acmesim.policies.prediction import PREDICTORS
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.scheduling import SCHEDULERS
-from acmesim.prediction import PREDICTORS
+from acmesim.run import simulate
 
 NODES = 6
 WINDOW = 1500.0

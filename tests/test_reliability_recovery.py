@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from acmesim.core.errors import ConfigError
+from acmesim.policies.failure.events import FailureEvent
+from acmesim.policies.failure.kinds import KindMix, llama3_kinds
+from acmesim.policies.job_shape import JobShape
 from acmesim.policies.recovery import RECOVERIES
-from acmesim.reliability.events import FailureEvent
-from acmesim.reliability.jobs import JobShape
-from acmesim.reliability.kinds import KindMix, llama3_kinds
-from acmesim.reliability.recovery import Draws, until_working_hours
-from acmesim.reliability.recovery_pool import recovery_pool
+from acmesim.policies.recovery.base import Draws, until_working_hours
+from acmesim.studies.reliability.recovery_pool import recovery_pool
 
 HOUR = 3600.0
 JOB = {"job_id": "p", "type": "Pretrain", "gpu_num": 64}

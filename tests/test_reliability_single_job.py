@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.reliability.monte_carlo import monte_carlo, replay
-from acmesim.reliability.single_job import simulate, simulate_seeded
-from acmesim.reliability.single_job_model import (
+from acmesim.policies.checkpoint.theory import expected_efficiency, optimal_interval
+from acmesim.studies.reliability.monte_carlo import monte_carlo, replay
+from acmesim.studies.reliability.single_job import simulate, simulate_seeded
+from acmesim.studies.reliability.single_job_model import (
     ConstantRecovery,
     ExponentialGaps,
     FailureSequence,
@@ -20,7 +21,6 @@ from acmesim.reliability.single_job_model import (
     SingleJobSpec,
     WeibullGaps,
 )
-from acmesim.reliability.theory import expected_efficiency, optimal_interval
 
 BOTH = pytest.mark.parametrize("run", [simulate, replay], ids=["simpy", "vectorized"])
 
@@ -89,7 +89,8 @@ def test_no_failures_costs_one_stall_per_segment(run):
 # Integer phase lengths and half-integer failure gaps: every phase boundary falls on an integer
 # offset from the last restart and every fault on a half-integer one, so no fault ever ties with
 # the end of a phase (a measure-zero event the two simulators may book differently, see
-# acmesim.reliability.single_job_model) and all arithmetic is exact in binary floating point.
+# acmesim.studies.reliability.single_job_model) and all arithmetic is exact in binary floating
+# point.
 whole = st.integers
 specs = st.builds(
     SingleJobSpec,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.reliability.theory import (
+from acmesim.policies.checkpoint.theory import (
     daly_interval,
     expected_efficiency,
     expected_segment_time,

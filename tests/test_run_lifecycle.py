@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 from cli_trace import write_tiny_trace
 
-import acmesim.engine.replay as engine_replay
-import acmesim.metrics.writers as writers
+import acmesim.results.writers as writers
+import acmesim.run.replay as engine_replay
 from acmesim.cli import main
-from acmesim.commands.collect import collect
+from acmesim.cli.commands.collect import collect
 from acmesim.core.atomic import atomic_open
-from acmesim.rundirs import COMPLETE, read_run
+from acmesim.results.rundirs import COMPLETE, read_run
 
 RESULTS = ("config.yaml", "jobs.csv", "failures.csv", "utilization.csv")
 

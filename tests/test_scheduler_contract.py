@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acmesim.engine import simulate
-from acmesim.model.spec import ClusterSpec
+from acmesim.cluster.spec import ClusterSpec
 from acmesim.policies.scheduling import SCHEDULERS
-from acmesim.workload.schema import JOB_TYPES
+from acmesim.run import simulate
+from acmesim.trace.schema import JOB_TYPES
 
 T0 = pd.Timestamp("2023-03-01", tz="UTC")
 CLUSTER = ClusterSpec("contract", nodes=3, nodes_per_leaf=2, cpu_nodes=1, cpus_per_cpu_node=16)

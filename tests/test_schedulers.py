@@ -13,10 +13,10 @@ import math
 import pandas as pd
 import pytest
 
+from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import ConfigError
-from acmesim.engine import simulate
-from acmesim.model.spec import ClusterSpec
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.run import simulate
 
 T0 = pd.Timestamp("2023-03-01", tz="UTC")
 

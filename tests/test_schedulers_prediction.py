@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from acmesim.prediction import PREDICTORS, PredictionLog
-from acmesim.prediction.history import SERENS_MEAN_DURATION
+from acmesim.policies.prediction import PREDICTORS, PredictionLog
+from acmesim.policies.prediction.history import SERENS_MEAN_DURATION
 
 
 def job(index: int, user: str = "u1", kind: str = "SFT", gpus: int = 8, run: float = 100.0):

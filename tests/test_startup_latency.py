@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from factories import by_id, cluster, frame, job
 
+from acmesim.cluster import CLUSTERS
+from acmesim.cluster.startup import StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
-from acmesim.engine.simulate import simulate
-from acmesim.model import CLUSTERS
-from acmesim.model.startup import StartupLatency
+from acmesim.run.simulate import simulate
 
 FIXED_5S = StartupLatency(minimum=5.0, median=5.0, sigma=0.0)
 
@@ -129,7 +129,7 @@ def test_bad_per_type_startup_is_rejected_with_its_type():
 def test_lognormal_through_its_share_within_1_s_and_p95():
     from statistics import NormalDist
 
-    from acmesim.model.presets.acme import lognormal_through
+    from acmesim.cluster.presets.acme import lognormal_through
 
     fit = lognormal_through(0.5, 100.0)  # half within 1 s: median 1 s, p95 100 s
     assert fit["median"] == pytest.approx(1.0)

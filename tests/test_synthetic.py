@@ -10,9 +10,7 @@ import pytest
 
 from acmesim import load_trace
 from acmesim.core.errors import ConfigError, UnknownNameError
-from acmesim.workload.formats import write_acme_csv
-from acmesim.workload.schema import FINAL_STATES, NORMALIZED_COLUMNS
-from acmesim.workload.synthetic import (
+from acmesim.synth import (
     check_feasibility,
     generate_trace,
     get_profile,
@@ -20,8 +18,10 @@ from acmesim.workload.synthetic import (
     register_profile,
     sample_trace_path,
 )
-from acmesim.workload.synthetic.sample import SAMPLE_DAYS, SAMPLE_PROFILE, SAMPLE_SEED
-from acmesim.workload.targets import cluster_targets
+from acmesim.synth.sample import SAMPLE_DAYS, SAMPLE_PROFILE, SAMPLE_SEED
+from acmesim.trace.formats import write_acme_csv
+from acmesim.trace.schema import FINAL_STATES, NORMALIZED_COLUMNS
+from acmesim.trace.targets import cluster_targets
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from acmesim.analysis.characterize import burstiness
-from acmesim.workload.synthetic import arrivals, generate_trace, get_profile
-from acmesim.workload.synthetic.generate import _Generator
-from acmesim.workload.synthetic.profiles import USER_ZIPF, GroupModel, QuietModel
-from acmesim.workload.targets import SEREN
+from acmesim.synth import arrivals, generate_trace, get_profile
+from acmesim.synth.generate import _Generator
+from acmesim.synth.profiles import USER_ZIPF, GroupModel, QuietModel
+from acmesim.trace.targets import SEREN
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acmesim.engine.simulate import simulate
-from acmesim.workload.synthetic import generate_trace, get_profile
-from acmesim.workload.synthetic.baseline import baseline_starts, replay_frame, settle_on_nodes
-from acmesim.workload.synthetic.table import JobArrays
+from acmesim.run.simulate import simulate
+from acmesim.synth import generate_trace, get_profile
+from acmesim.synth.baseline import baseline_starts, replay_frame, settle_on_nodes
+from acmesim.synth.table import JobArrays
 
 SEREN = get_profile("seren")
 EPOCH = int(pd.Timestamp(SEREN.start).timestamp())
@@ -76,8 +76,8 @@ def test_a_recorded_replay_reproduces_a_synthetic_trace_exactly(profile, days, s
 
 
 def test_the_engine_does_not_import_the_generator():
-    code = ("import sys, acmesim.engine.simulate; "
-            "print(any(m.startswith('acmesim.workload.synthetic') for m in sys.modules))")
+    code = ("import sys, acmesim.sim, acmesim.run.simulate; "
+            "print(any(m.startswith('acmesim.synth') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    assert out.stdout.strip() == "False"  # so baseline.py may import the engine: no cycle
+    assert out.stdout.strip() == "False"  # so baseline.py may import sim/: no cycle

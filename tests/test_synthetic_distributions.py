@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.workload.synthetic import arrivals
-from acmesim.workload.synthetic.distributions import (
+from acmesim.synth import arrivals
+from acmesim.synth.distributions import (
     LogQuantile,
     discrete_quantile,
     norm_cdf,
@@ -18,8 +18,8 @@ from acmesim.workload.synthetic.distributions import (
     rank_stratified_uniforms,
     stratified_uniforms,
 )
-from acmesim.workload.synthetic.jobs import balanced_draws, draw_group_sizes, heaviest
-from acmesim.workload.synthetic.profiles import SEREN, GroupModel
+from acmesim.synth.jobs import balanced_draws, draw_group_sizes, heaviest
+from acmesim.synth.profiles import SEREN, GroupModel
 
 
 def test_norm_cdf_matches_math_erf():

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.core.errors import AcmesimError
-from acmesim.workload.synthetic import check_feasibility
-from acmesim.workload.synthetic.packer import PackerSettings, pack
+from acmesim.synth import check_feasibility
+from acmesim.synth.packer import PackerSettings, pack
 
 T0 = pd.Timestamp("2023-03-01", tz="UTC")
 

@@ -9,11 +9,11 @@ import pytest
 
 from acmesim.cli import main as cli_main
 from acmesim.core.errors import TraceError
-from acmesim.workload.formats import SEREN
-from acmesim.workload.loaders import load_trace
-from acmesim.workload.synthetic import generate_trace
-from acmesim.workload.synthetic.taskmeta import EXTRA_COLUMNS
-from acmesim.workload.task_files import read_task_trace, write_task_trace
+from acmesim.synth import generate_trace
+from acmesim.synth.task_files import read_task_trace, write_task_trace
+from acmesim.synth.taskmeta import EXTRA_COLUMNS
+from acmesim.trace.formats import SEREN
+from acmesim.trace.loaders import load_trace
 
 
 @pytest.fixture(scope="module")

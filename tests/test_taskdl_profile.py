@@ -8,10 +8,10 @@ import pytest
 
 from acmesim.analysis.characterize import characterize
 from acmesim.analysis.compare_prior import profile_comparison
-from acmesim.workload.gpu_util import gpu_time_weighted_util
-from acmesim.workload.synthetic import check_feasibility, generate_trace, get_profile
-from acmesim.workload.synthetic.profile_taskdl import CLASS_JOB_SHARES
-from acmesim.workload.targets_prior import HELIOS, PHILLY
+from acmesim.synth import check_feasibility, generate_trace, get_profile
+from acmesim.synth.profile_taskdl import CLASS_JOB_SHARES
+from acmesim.trace.gpu_util import gpu_time_weighted_util
+from acmesim.trace.targets_prior import HELIOS, PHILLY
 
 DAYS = 14
 

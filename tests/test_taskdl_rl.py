@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.core.rng import RngStreams
-from acmesim.workload.synthetic.profiles import GroupModel, StateModel
-from acmesim.workload.synthetic.rl import RLModel, rl_jobs
+from acmesim.synth.profiles import GroupModel, StateModel
+from acmesim.synth.rl import RLModel, rl_jobs
 
 STATES = StateModel(cancelled=(-1.0, 0.2), failed=(-1.4, 0.0), timeout_of_failed=0.01,
                     node_fail_of_failed=0.01)

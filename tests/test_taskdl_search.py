@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.core.rng import RngStreams
-from acmesim.workload.synthetic.jobs import STATE_NAMES
-from acmesim.workload.synthetic.profiles import GroupModel, StateModel
-from acmesim.workload.synthetic.search import FINAL, TRIAL, SearchModel, search_jobs
+from acmesim.synth.jobs import STATE_NAMES
+from acmesim.synth.profiles import GroupModel, StateModel
+from acmesim.synth.search import FINAL, TRIAL, SearchModel, search_jobs
 
 COMPLETED = STATE_NAMES.index("COMPLETED")
 STATES = StateModel(cancelled=(-1.0, 0.2), failed=(-1.4, 0.0), timeout_of_failed=0.01,

@@ -16,10 +16,10 @@ from factories import cluster, frame, job
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.engine import simulate
-from acmesim.model import Cluster, ClusterSpec
-from acmesim.model.view import ClusterView
+from acmesim.cluster import Cluster, ClusterSpec
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
+from acmesim.run import simulate
 
 
 def _load_reference():

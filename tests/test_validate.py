@@ -12,7 +12,7 @@ from png_checks import assert_png
 from acmesim.analysis import fidelity as fid
 from acmesim.cli import main
 from acmesim.core.errors import ConfigError
-from acmesim.workload.formats import write_acme_csv
+from acmesim.trace.formats import write_acme_csv
 
 
 def test_ks_distance_and_ratios_by_hand():
@@ -82,7 +82,7 @@ def test_validate_text_and_strict_exit(tiny_trace, capsys):
 
 
 def test_validate_needs_a_cluster_for_a_foreign_format():
-    from acmesim.commands.validate import trace_cluster
+    from acmesim.cli.commands.validate import trace_cluster
 
     assert trace_cluster(None, "kalos") == "kalos"
     assert trace_cluster("tiny", "philly") == "tiny"

@@ -7,18 +7,18 @@ import pandas as pd
 import pytest
 
 from acmesim.core.errors import ConfigError, UnknownNameError
-from acmesim.workload.gpu_util import (
+from acmesim.synth import check_feasibility, generate_trace, get_profile
+from acmesim.synth.mixture import (
+    expected_gpu_time_per_day,
+    generate_mixture,
+    mixture_scales,
+)
+from acmesim.trace.gpu_util import (
     UtilModel,
     busy_gpu_time,
     gpu_time_weighted_util,
     weighted_quantile,
     with_gpu_util,
-)
-from acmesim.workload.synthetic import check_feasibility, generate_trace, get_profile
-from acmesim.workload.synthetic.mixture import (
-    expected_gpu_time_per_day,
-    generate_mixture,
-    mixture_scales,
 )
 
 DAYS = 14

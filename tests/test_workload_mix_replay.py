@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from factories import cluster, frame, job
 
-from acmesim.engine import simulate
-from acmesim.metrics.gpu_busy import gpu_busy_fields
-from acmesim.metrics.schema import SUMMARY
-from acmesim.workload.synthetic import generate_trace
+from acmesim.results.gpu_busy import gpu_busy_fields
+from acmesim.results.schema import SUMMARY
+from acmesim.run import simulate
+from acmesim.synth import generate_trace
 
 
 def _table(utils: list[float]) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 ``characterize(jobs)`` works on any normalized job table (a real trace read with
 ``acmesim.load_trace`` or a synthetic one) and returns plain dicts and numbers (JSON-ready
 after ``to_jsonable``). ``compare(stats, targets)`` puts each published value of
-``acmesim.workload.targets`` beside the measured one, with its error and a pass/fail against
+``acmesim.trace.targets`` beside the measured one, with its error and a pass/fail against
 its tolerance (``ClusterTargets.tolerance``, from ``TOLERANCES``): every published value gets
 a verdict.
 
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from acmesim.workload.schema import FAILED_STATES, JOB_TYPES
-from acmesim.workload.targets import ClusterTargets, Tolerance
+from acmesim.trace.schema import FAILED_STATES, JOB_TYPES
+from acmesim.trace.targets import ClusterTargets, Tolerance
 
 RUN_PERCENTILES: tuple[int, ...] = (25, 50, 75, 90, 95, 99)
 """Run-time percentiles of the paper's per-type table (acme_facts.md §2.4)."""

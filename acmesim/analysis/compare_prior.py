@@ -2,7 +2,7 @@
 
 ``acmesim characterize TRACE --profile taskdl`` (or ``taskdl_philly``, ``helios``, ``philly``,
 ``pai``) uses ``profile_comparison``: the rows of ``characterize.compare`` for the prior
-trace's targets (``acmesim.workload.targets_prior``), where the whole-trace mean and median
+trace's targets (``acmesim.trace.targets_prior``), where the whole-trace mean and median
 run time become calibration criteria (15 %, ``PRIOR_TOLERANCES``) beside the mean GPU demand,
 plus rows for the duration CDF, the single-GPU share of GPU time and the GPU-time-weighted
 median GPU utilization when the trace has ``gpu_util`` (against Philly's 48.6 % when the prior
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from acmesim.analysis.characterize import ComparisonRow, compare
-from acmesim.workload.gpu_util import COLUMN, gpu_time_weighted_util
-from acmesim.workload.targets import CLUSTERS, SEREN, TOLERANCES, cluster_targets
-from acmesim.workload.targets_prior import (
+from acmesim.trace.gpu_util import COLUMN, gpu_time_weighted_util
+from acmesim.trace.targets import CLUSTERS, SEREN, TOLERANCES, cluster_targets
+from acmesim.trace.targets_prior import (
     PHILLY,
     PRIOR_TOLERANCES,
     PRIOR_TRACES,

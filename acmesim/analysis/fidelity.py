@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from acmesim.analysis.characterize import QUEUE_PERCENTILES, _percentiles
-from acmesim.workload.schema import JOB_TYPES
-from acmesim.workload.targets import CLUSTERS as PUBLISHED_CLUSTERS
+from acmesim.trace.schema import JOB_TYPES
+from acmesim.trace.targets import CLUSTERS as PUBLISHED_CLUSTERS
 
 RATIO_PERCENTILES: tuple[int, ...] = (90, 95, 99)
 """Percentiles whose simulated/recorded ratio is checked."""

@@ -27,10 +27,10 @@ from matplotlib.figure import Figure
 
 from acmesim.core.atomic import atomic_open
 from acmesim.core.errors import AcmesimError
-from acmesim.metrics.schema import SUMMARY
-from acmesim.replay_report import duration_text, job_delays, seconds
-from acmesim.rundirs import COMPLETE, find_runs, read_run
-from acmesim.workload.schema import FAILED_STATES, JOB_TYPES
+from acmesim.results.job_delays import duration_text, job_delays, seconds
+from acmesim.results.rundirs import COMPLETE, find_runs, read_run
+from acmesim.results.schema import SUMMARY
+from acmesim.trace.schema import FAILED_STATES, JOB_TYPES
 
 DPI = 110
 JOB_METRICS = {"queue_delay": "queue delay", "jct": "job completion time"}
@@ -39,7 +39,7 @@ STATE_GROUPS = {"Completed": {"COMPLETED"}, "Canceled": {"CANCELLED"}, "Failed":
 SWEEP_METRICS = ("jct_mean", "jct_p95", "queue_delay_mean", "queue_delay_p95", "gpu_utilization",
                  "makespan", "lost_gpu_time", "failures", "preemptions", "energy_kwh",
                  "energy_idle_kwh", "energy_lost_failures_kwh")
-"""Summary columns (``acmesim.metrics.schema.SUMMARY``) compared across a sweep, when present."""
+"""Summary columns (``acmesim.results.schema.SUMMARY``) compared across a sweep, when present."""
 UNITS = {c.name: c.unit for c in SUMMARY.columns}
 """Each summary column's unit, as the schema declares it."""
 TIME_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0))

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from acmesim.energy.job_util import job_utilization, trace_utilization
-from acmesim.engine.job import Job
-from acmesim.engine.simulation import Simulation
 from acmesim.policies.power.base import PowerModel
+from acmesim.sim.job import Job
+from acmesim.sim.simulation import Simulation
 
 MILLI = 1000.0
 """Loads are integer milliwatts, so the engine's running sum is exact."""

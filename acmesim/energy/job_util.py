@@ -1,6 +1,6 @@
 """Each GPU job's utilization for the power model: the trace's ``gpu_util``, else a draw.
 
-A trace may carry ``gpu_util`` (``acmesim.workload.gpu_util``: ``trace=synthetic`` and the
+A trace may carry ``gpu_util`` (``acmesim.trace.gpu_util``: ``trace=synthetic`` and the
 workload mixes set it per job type). The Acme trace files, and a table from ``generate_trace``
 used directly, do not, so the GPU jobs without one draw it from ``DERIVED``, from the random
 stream ``power.gpu_util``:
@@ -22,7 +22,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from acmesim.workload.gpu_util import COLUMN
+from acmesim.trace.gpu_util import COLUMN
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from acmesim.energy.accounting import MILLI, PowerAccounting
-from acmesim.metrics.utilization import POWER_COLUMNS, integral
+from acmesim.results.utilization import POWER_COLUMNS, integral
 
 KWH = 3.6e6
 """Joules per kWh."""

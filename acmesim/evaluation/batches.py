@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from acmesim.core.errors import TraceError
-from acmesim.engine.trace_input import SOURCE, _int_column, _run_times, _seconds_ns
+from acmesim.sim.trace_input import SOURCE, _int_column, _run_times, _seconds_ns
 
 EVAL_TYPE = "Eval"
-"""The job type of evaluation jobs (acmesim.workload.schema.JOB_TYPES)."""
+"""The job type of evaluation jobs (acmesim.trace.schema.JOB_TYPES)."""
 
 NEEDED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
                   "gpu_num")
@@ -61,7 +61,7 @@ def read_columns(jobs: pd.DataFrame) -> TraceColumns:
     missing = [c for c in NEEDED_COLUMNS if c not in jobs.columns]
     if missing:
         raise TraceError(SOURCE, f"missing column(s) {', '.join(missing)}",
-                         expected="the normalized job table (acmesim.workload.schema)")
+                         expected="the normalized job table (acmesim.trace.schema)")
     frame = jobs.reset_index(drop=True)
     return TraceColumns(
         job_id=frame["job_id"].astype(str).to_numpy(dtype=object),

@@ -1,12 +1,12 @@
 """CPU metric jobs of a replay: a FIFO queue per node over a fixed number of metric slots.
 
 Decoupled metric computation (acme_facts.md §5, technique 2) runs each dataset's metric as a CPU
-job once its predictions exist. As in the execution model (``acmesim.evaluation.execution``),
-a metric job takes ``metric_cpu_threads`` of the spare CPU threads of the node whose trial
-finished the dataset, waiting FIFO when they are busy; with every job taking the same threads
-that is a FIFO queue with ``spare // metric_cpu_threads`` servers. Metric jobs hold no GPU, so
-the queue can be computed after the GPU replay from the trials' end times, exactly.
-"""
+job once its predictions exist. As in the execution model
+(``acmesim.studies.evaluation.execution``), a metric job takes ``metric_cpu_threads`` of the
+spare CPU threads of the node whose trial finished the dataset, waiting FIFO when they are busy;
+with every job taking the same threads that is a FIFO queue with ``spare // metric_cpu_threads``
+servers. Metric jobs hold no GPU, so the queue can be computed after the GPU replay from the
+trials' end times, exactly. """
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import AcmesimError
 from acmesim.evaluation.batches import TraceColumns, group_eval_jobs, read_columns
 from acmesim.evaluation.replay_results import replay_summary, replay_tables
@@ -29,8 +30,7 @@ from acmesim.evaluation.replay_table import rewritten_table
 from acmesim.evaluation.replay_trials import ReplayRequest, coupled_request, decoupled_request
 from acmesim.evaluation.schedulers import EvalScheduler
 from acmesim.evaluation.spec import EvalCluster
-from acmesim.metrics.schema import EVAL_JOBS, EVAL_REQUESTS, TableSchema
-from acmesim.model.spec import ClusterSpec
+from acmesim.results.schema import EVAL_JOBS, EVAL_REQUESTS, TableSchema
 
 
 def eval_cluster(spec: ClusterSpec) -> EvalCluster:

@@ -23,7 +23,7 @@ import pandas as pd
 from acmesim.evaluation.batches import TraceColumns
 from acmesim.evaluation.metric_queue import fifo_starts
 from acmesim.evaluation.replay_trials import ReplayRequest
-from acmesim.metrics.schema import EVAL_JOBS, EVAL_REQUESTS
+from acmesim.results.schema import EVAL_JOBS, EVAL_REQUESTS
 
 NAN = math.nan
 

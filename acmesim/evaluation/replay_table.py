@@ -18,9 +18,9 @@ import pandas as pd
 from acmesim.core.errors import AcmesimError
 from acmesim.evaluation.batches import TraceColumns
 from acmesim.evaluation.replay_trials import ReplayRequest
-from acmesim.workload.gpu_util import COLUMN as GPU_UTIL
-from acmesim.workload.gpu_util import DECIMALS
-from acmesim.workload.schema import NORMALIZED_COLUMNS
+from acmesim.trace.gpu_util import COLUMN as GPU_UTIL
+from acmesim.trace.gpu_util import DECIMALS
+from acmesim.trace.schema import NORMALIZED_COLUMNS
 
 
 def _timestamps(ns: np.ndarray, like: pd.Series) -> pd.Series:

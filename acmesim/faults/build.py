@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acmesim.config import ReplayConfig
+from acmesim.core.config import ReplayConfig
 from acmesim.faults.injector import FaultInjector
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.failure import FAILURES

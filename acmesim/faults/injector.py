@@ -16,7 +16,7 @@ A fault strikes its node (``gpu``/``node`` scope) or every node under its leaf s
 (``switch`` scope). Every job running there is interrupted at the fault time: its work rolls back
 to its last persisted checkpoint (computed from its progress, ``CheckpointPace``), and the
 recovery policy's ``RecoveryPlan`` decides how it resumes (timeline in
-``acmesim.reliability.recovery``):
+``acmesim.policies.recovery.base``):
 
 - *in place* (the plan keeps the job's nodes and needs none from the scheduler: a transient
   fault under automatic recovery, or a failed node swapped for a hot spare): the job restarts at
@@ -40,15 +40,15 @@ from typing import Any
 
 import pandas as pd
 
+from acmesim.cluster.topology import leaf_name
 from acmesim.core.errors import AcmesimError, ConfigError
-from acmesim.engine.job import Job
-from acmesim.engine.simulation import Simulation
 from acmesim.faults.jobs import JobPreparer
 from acmesim.faults.nodes import NodeLifecycle
 from acmesim.faults.table import FailureLog, sources_fields
-from acmesim.model.topology import leaf_name
-from acmesim.reliability.events import ClusterInfo, FailureEvent
-from acmesim.reliability.recovery import RecoveryPlan, RecoveryPolicy
+from acmesim.policies.failure.events import ClusterInfo, FailureEvent
+from acmesim.policies.recovery.base import RecoveryPlan, RecoveryPolicy
+from acmesim.sim.job import Job
+from acmesim.sim.simulation import Simulation
 
 DAY = 86_400.0
 RUNAWAY_FACTOR = 100.0

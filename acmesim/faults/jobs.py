@@ -10,8 +10,8 @@ FAILED, TIMEOUT or NODE_FAIL runs its recorded work and completes, unless the mo
 with ``replay`` or ``both`` it ends where the trace says. When the model has job-level failures
 (``replace``/``both``), a GPU job whose failure comes before the end of its work ends ``FAILED``
 once its compute reaches that point: its work becomes the failure time (the trace's recorded run
-time stays in ``recorded_run_time``). Such failures are not recovered (``acmesim.reliability.
-recovery``).
+time stays in ``recorded_run_time``). Such failures are not recovered (``acmesim.policies.recovery.
+base``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from acmesim.engine.job import Job
 from acmesim.faults.pacing import CheckpointPace
-from acmesim.reliability.checkpointing import CheckpointPlan
-from acmesim.workload.schema import FAILED_STATES
+from acmesim.policies.checkpoint.base import CheckpointPlan
+from acmesim.sim.job import Job
+from acmesim.trace.schema import FAILED_STATES
 
 Shape = tuple[str, int, int, int]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from acmesim.engine.simulation import Simulation
-from acmesim.model.health import NodeHealth
+from acmesim.cluster.health import NodeHealth
+from acmesim.sim.simulation import Simulation
 
 
 class NodeLifecycle:

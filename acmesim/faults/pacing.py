@@ -8,7 +8,7 @@ synchronous, only the device-to-host copy when asynchronous, whose write to stor
 persisted: at the end of its stall (sync) or ``persist`` seconds later (async). An async
 checkpoint cannot start before the previous write has finished, so within one running interval
 every checkpoint after the first stalls ``stall + max(0, persist - interval)``
-(``acmesim.reliability.single_job_model`` plays the same rules event by event).
+(``acmesim.studies.reliability.single_job_model`` plays the same rules event by event).
 
 A running interval that resumes at work ``done`` goes through, in wall time: ``g`` compute to the
 next multiple of ``interval``, the first stall, then cycles of ``interval`` compute + the later
@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from acmesim.reliability.checkpointing import CheckpointPlan
+from acmesim.policies.checkpoint.base import CheckpointPlan
 
 _EPS = 1e-9
 """Relative tolerance on checkpoint positions (resuming at a checkpoint does not retake it)."""

@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from acmesim.metrics.schema import FAILURES
-from acmesim.reliability.events import FailureEvent
-from acmesim.reliability.failure_model import FailureSources
+from acmesim.policies.failure.base import FailureSources
+from acmesim.policies.failure.events import FailureEvent
+from acmesim.results.schema import FAILURES
 
 
 @dataclasses.dataclass

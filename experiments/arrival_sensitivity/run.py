@@ -1,7 +1,7 @@
 """How the four published arrival statistics move with each chosen parameter of the model.
 
 Generates synthetic Seren traces with one parameter of the submission process changed at a
-time (the others at their defaults in ``acmesim/workload/synthetic/profiles.py``) and prints a
+time (the others at their defaults in ``acmesim/synth/profiles.py``) and prints a
 markdown table of the inter-arrival CV, the same-second share, the max/median hourly count and
 the top-5 users' share of all jobs (``acmesim.analysis.characterize.burstiness``), and writes
 it to ``results/sensitivity.md``.
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from acmesim.analysis.characterize import burstiness
-from acmesim.workload.synthetic.generate import _Generator
-from acmesim.workload.synthetic.profiles import WorkloadProfile, get_profile
-from acmesim.workload.targets import SEREN
+from acmesim.synth.generate import _Generator
+from acmesim.synth.profiles import WorkloadProfile, get_profile
+from acmesim.trace.targets import SEREN
 
 Change = Callable[[WorkloadProfile], WorkloadProfile]
 

@@ -1,6 +1,6 @@
 """Sweep checkpoint interval x sync/async x recovery policy x model x job size (single job).
 
-Each configuration is a Monte-Carlo run of ``acmesim.reliability.monte_carlo`` (one job of
+Each configuration is a Monte-Carlo run of ``acmesim.studies.reliability.monte_carlo`` (one job of
 ``solve_days`` compute, failures at the job's own MTBF, per-failure downtime/restart from the
 recovery policy). Writes ``results.csv`` and PNG figures to ``out_dir`` and prints the tables of
 the README. Usage: ``python experiments/checkpointing/run.py [config.yaml] [key=value ...]``.
@@ -25,11 +25,11 @@ from acmesim.core.rng import RngStreams  # noqa: E402
 from acmesim.core.script_config import load_script_config  # noqa: E402
 from acmesim.policies.checkpoint import CHECKPOINTS  # noqa: E402
 from acmesim.policies.failure import FAILURES  # noqa: E402
+from acmesim.policies.job_shape import GPUS_PER_NODE, JobShape  # noqa: E402
 from acmesim.policies.recovery import RECOVERIES  # noqa: E402
-from acmesim.reliability.jobs import GPUS_PER_NODE, JobShape  # noqa: E402
-from acmesim.reliability.monte_carlo import monte_carlo  # noqa: E402
-from acmesim.reliability.recovery_pool import recovery_pool  # noqa: E402
-from acmesim.reliability.single_job_model import (  # noqa: E402
+from acmesim.studies.reliability.monte_carlo import monte_carlo  # noqa: E402
+from acmesim.studies.reliability.recovery_pool import recovery_pool  # noqa: E402
+from acmesim.studies.reliability.single_job_model import (  # noqa: E402
     ExponentialGaps,
     PooledRecovery,
     SingleJobSpec,

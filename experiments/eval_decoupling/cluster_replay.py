@@ -26,9 +26,9 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
 from acmesim.core.script_config import load_script_config  # noqa: E402
-from acmesim.engine import simulate  # noqa: E402
 from acmesim.policies.scheduling import SCHEDULERS  # noqa: E402
-from acmesim.workload.synthetic import generate_trace  # noqa: E402
+from acmesim.run import simulate  # noqa: E402
+from acmesim.synth import generate_trace  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 HOUR = 3600.0

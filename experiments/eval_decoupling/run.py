@@ -2,9 +2,9 @@
 
 For every suite draw (seeds 0..seeds-1) and node count, each variant of ``config.yaml`` plans the
 request with its evaluation scheduler plug-in and runs it alone on the nodes (``staged``
-variants: OpenCompass's two-stage run, ``acmesim.evaluation.staged``). Every variant's speed-up
-is reported against each baseline of ``baselines`` (coupled with OpenCompass's NaivePartitioner
-or SizePartitioner). Writes, atomically, to ``out_dir``: ``runs.csv`` (every run),
+variants: OpenCompass's two-stage run, ``acmesim.studies.evaluation.staged``). Every variant's
+speed-up is reported against each baseline of ``baselines`` (coupled with OpenCompass's
+NaivePartitioner or SizePartitioner). Writes, atomically, to ``out_dir``: ``runs.csv`` (every run),
 ``summary.csv`` (headline seed + spread over seeds), ``baselines.csv`` (the headline variant vs
 every coupled variant), ``sensitivity.csv`` (other spreads of dataset sizes),
 ``trial_durations.csv``, ``suite.csv`` and ``trials_*.csv`` of the headline seed,
@@ -28,16 +28,10 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
 from acmesim.core.script_config import load_script_config  # noqa: E402
-from acmesim.evaluation import (  # noqa: E402
-    EvalCluster,
-    EvalRequest,
-    SuiteCalibration,
-    evaluate,
-    plan_request,
-    suite_request,
-)
+from acmesim.evaluation import EvalCluster, EvalRequest, SuiteCalibration, suite_request
 from acmesim.evaluation import calibration as cal  # noqa: E402
-from acmesim.evaluation.staged import staged_summary  # noqa: E402
+from acmesim.studies.evaluation import evaluate, plan_request
+from acmesim.studies.evaluation.staged import staged_summary  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from acmesim.commands.validate import validate
+from acmesim.cli.commands.validate import validate
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text
 
 HERE = Path(__file__).resolve().parent
@@ -105,8 +105,8 @@ SENSITIVITY: list[tuple[str, dict, dict]] = [
 
 def sensitivity(days: float, seed: int) -> str:
     """Key figures of one Seren trace with each chosen parameter moved."""
-    from acmesim.model.presets.acme import SEREN_STARTUP
-    from acmesim.workload.synthetic import generate_trace  # noqa: F401 - trace() uses the CLI
+    from acmesim.cluster.presets.acme import SEREN_STARTUP
+    from acmesim.synth import generate_trace  # noqa: F401 - trace() uses the CLI
 
     path = trace("seren", days, seed)
     lines = [f"Seren, {days:g} days, seed {seed}; queue delay p90 (s) per type, mean (s), "

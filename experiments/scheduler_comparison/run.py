@@ -29,9 +29,9 @@ import pandas as pd  # noqa: E402
 
 from acmesim.analysis.plots import save_figure  # noqa: E402
 from acmesim.cli import main as acmesim  # noqa: E402
-from acmesim.commands.collect import collect  # noqa: E402
+from acmesim.cli.commands.collect import collect  # noqa: E402
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text  # noqa: E402
-from acmesim.workload.schema import JOB_TYPES  # noqa: E402
+from acmesim.trace.schema import JOB_TYPES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BASELINE = "acme"

@@ -20,8 +20,8 @@ import yaml
 from matplotlib.figure import Figure
 
 from acmesim.analysis.plots import save_figure
-from acmesim.objective import Objective
-from acmesim.rundirs import COMPLETE, find_runs, read_run
+from acmesim.cli.objective import Objective
+from acmesim.results.rundirs import COMPLETE, find_runs, read_run
 
 HERE = Path(__file__).resolve().parent
 QUOTA = "scheduler.quotas.Pretrain"

@@ -29,12 +29,12 @@ import pandas as pd  # noqa: E402
 from acmesim.analysis.characterize import characterize  # noqa: E402
 from acmesim.analysis.plots import save_figure  # noqa: E402
 from acmesim.cli import main as acmesim  # noqa: E402
-from acmesim.commands.collect import collect  # noqa: E402
+from acmesim.cli.commands.collect import collect  # noqa: E402
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text  # noqa: E402
-from acmesim.workload.gpu_util import busy_gpu_time, gpu_time_weighted_util  # noqa: E402
-from acmesim.workload.sources import TRACES  # noqa: E402
-from acmesim.workload.targets import SEREN  # noqa: E402
-from acmesim.workload.targets_prior import HELIOS  # noqa: E402
+from acmesim.sources import TRACES  # noqa: E402
+from acmesim.trace.gpu_util import busy_gpu_time, gpu_time_weighted_util  # noqa: E402
+from acmesim.trace.targets import SEREN  # noqa: E402
+from acmesim.trace.targets_prior import HELIOS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SWEEPS = ("sweep", "sweep_reservation", "sweep_placement")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from acmesim.policies.checkpoint import CHECKPOINTS
-from acmesim.reliability.checkpoint_cost import CheckpointCost
-from acmesim.reliability.checkpointing import CheckpointPolicy, formula_interval
-from acmesim.reliability.theory import daly_interval
+from acmesim.policies.checkpoint.base import CheckpointPolicy, formula_interval
+from acmesim.policies.checkpoint.cost import CheckpointCost
+from acmesim.policies.checkpoint.theory import daly_interval
 
 
 @CHECKPOINTS.register("daly")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 
 from acmesim.policies.checkpoint import CHECKPOINTS
-from acmesim.reliability.checkpoint_cost import CheckpointCost
-from acmesim.reliability.checkpointing import CheckpointOptions, CheckpointPolicy
+from acmesim.policies.checkpoint.base import CheckpointOptions, CheckpointPolicy
+from acmesim.policies.checkpoint.cost import CheckpointCost
 
 
 @CHECKPOINTS.register("fixed")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from acmesim.policies.checkpoint import CHECKPOINTS
-from acmesim.reliability.checkpointing import CheckpointPlan, no_checkpoints
+from acmesim.policies.checkpoint.base import CheckpointPlan, no_checkpoints
 
 
 @CHECKPOINTS.register("none")

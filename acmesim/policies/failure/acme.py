@@ -2,9 +2,9 @@
 
 - Hardware faults: every GPU fails at **0.474 per 1000 GPU-days** (Llama 3 405B, 419 unexpected
   interruptions on 16,384 GPUs in 54 days; reliability_facts.md §2.1) — a node of 8 GPUs at
-  3.79 per 1000 node-days — with the Llama 3 cause mix (``acmesim.reliability.kinds``).
-- Job-level failures (``acmesim.reliability.job_failures``), **calibrated** so that on the
-  Seren-like reference population (``acmesim.reliability.calibration``) ≈ 43 % of GPU jobs fail
+  3.79 per 1000 node-days — with the Llama 3 cause mix (``acmesim.policies.failure.kinds``).
+- Job-level failures (``acmesim.policies.failure.job_failures``), **calibrated** so that on the
+  Seren-like reference population (``calibration.reliability``) ≈ 43 % of GPU jobs fail
   (Seren 42.9 %, acme_facts §2.6) and infrastructure failures are ≈ 11 % of failed jobs but
   > 82 % of their GPU time (acme_facts §3). Chosen shape: script errors twice as likely as
   framework errors (scripts are "the majority by count"), both early (mean 30 s of run time);
@@ -23,8 +23,8 @@ import dataclasses
 import numpy as np
 
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.failure_model import FailureModel, FailureOptions
-from acmesim.reliability.rates import (
+from acmesim.policies.failure.base import FailureModel, FailureOptions
+from acmesim.policies.failure.rates import (
     LLAMA3_GPU_FAILURES_PER_1000_GPU_DAYS,
     job_mtbf_from_gpu_rate,
     per_gpu_rate,

@@ -2,7 +2,7 @@
 
 Default node MTBF ≈ 6,329 h: the Llama 3 rate of 0.474 unexpected interruptions per 1000
 GPU-days on 8-GPU nodes (reliability_facts.md §2.1, §5: 3.8 per 1000 node-days). Faults follow
-the Llama 3 cause mix (``acmesim.reliability.kinds``). Job-level failures are off by default;
+the Llama 3 cause mix (``acmesim.policies.failure.kinds``). Job-level failures are off by default;
 set ``script_error_prob`` etc. (see ``failure=acme`` for calibrated values).
 """
 
@@ -13,8 +13,8 @@ import dataclasses
 import numpy as np
 
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.failure_model import FailureModel, FailureOptions
-from acmesim.reliability.rates import (
+from acmesim.policies.failure.base import FailureModel, FailureOptions
+from acmesim.policies.failure.rates import (
     LLAMA3_NODE_MTBF_HOURS,
     SECONDS_PER_HOUR,
     job_mtbf_from_node_mtbf,

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.events import ClusterInfo, FailureEvent, JobFailure, check_horizon
-from acmesim.reliability.failure_model import failure_sources
+from acmesim.policies.failure.base import failure_sources
+from acmesim.policies.failure.events import ClusterInfo, FailureEvent, JobFailure, check_horizon
 
 
 @FAILURES.register("none")

@@ -1,7 +1,7 @@
 """``failure=trace``: replay the faults listed in a failure trace CSV (time, node, kind).
 
-The format is documented in ``acmesim.reliability.failure_trace``. Missing detection delays and
-repair times are filled from each kind's defaults (``acmesim.reliability.kinds``) with the
+The format is documented in ``acmesim.policies.failure.failure_trace``. Missing detection delays and
+repair times are filled from each kind's defaults (``acmesim.policies.failure.kinds``) with the
 caller's RNG stream, so a run stays reproducible. Usage:
 ``failure=trace failure.path=faults.csv``.
 """
@@ -16,10 +16,10 @@ import numpy as np
 
 from acmesim.core.errors import TraceError
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.events import ClusterInfo, FailureEvent, check_horizon
-from acmesim.reliability.failure_model import FailureModel, FailureOptions, resolve_target
-from acmesim.reliability.failure_trace import TraceFault, read_failure_trace
-from acmesim.reliability.rates import job_mtbf_from_node_mtbf
+from acmesim.policies.failure.base import FailureModel, FailureOptions, resolve_target
+from acmesim.policies.failure.events import ClusterInfo, FailureEvent, check_horizon
+from acmesim.policies.failure.failure_trace import TraceFault, read_failure_trace
+from acmesim.policies.failure.rates import job_mtbf_from_node_mtbf
 
 
 @FAILURES.register("trace")

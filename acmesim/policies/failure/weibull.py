@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from acmesim.policies.failure import FAILURES
-from acmesim.reliability.failure_model import FailureModel, FailureOptions
-from acmesim.reliability.rates import (
+from acmesim.policies.failure.base import FailureModel, FailureOptions
+from acmesim.policies.failure.rates import (
     LLAMA3_NODE_MTBF_HOURS,
     SECONDS_PER_HOUR,
     job_mtbf_from_node_mtbf,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from acmesim.model.cluster import Allocation
-from acmesim.model.view import ClusterView, JobInfo
+from acmesim.cluster.cluster import Allocation
+from acmesim.cluster.view import ClusterView, JobInfo
 
 
 class Placement:

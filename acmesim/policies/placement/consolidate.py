@@ -10,7 +10,7 @@ fewest leaf switches, and among such choices prefer one that stays under a singl
 
 from __future__ import annotations
 
-from acmesim.model.view import ClusterView
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement, leaves_by_free, take_from_leaves
 

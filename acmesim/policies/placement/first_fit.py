@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from acmesim.model.health import NodeHealth
-from acmesim.model.view import ClusterView
+from acmesim.cluster.health import NodeHealth
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement
 

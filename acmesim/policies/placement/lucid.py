@@ -11,7 +11,7 @@ Rules as published in S-Lab-System-Group/Lucid, ``simulation/policy/placer/conso
   sort lists whole free nodes first, in index order), with no regard to leaf switches.
 
 Lucid gives other sizes (e.g. 12 GPUs) whole nodes plus one partly used node; acmesim's gang
-model (``acmesim.model.gang``) gives them whole nodes only, so here they take the
+model (``acmesim.cluster.gang``) gives them whole nodes only, so here they take the
 lowest-numbered whole free nodes, and their start times can differ from Lucid's.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 
-from acmesim.model.view import ClusterView
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement
 

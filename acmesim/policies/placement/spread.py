@@ -7,7 +7,7 @@ round, so a gang touches as many leaves as it can.
 
 from __future__ import annotations
 
-from acmesim.model.view import ClusterView
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.placement.base import Placement, leaves_by_free, worst_fit_node
 

@@ -20,7 +20,7 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
   uniform in [0, ``low_intensity_max`` = 0.05] (**assumption**); the others draw it from
   Beta(``intensity_mean``, ``intensity_concentration``); all per job from the stream
   ``power.factor``. The share, mean and concentration are **fitted**
-  (``acmesim.energy.calibration``) so that a replay of ``trace=synthetic`` Seren reproduces
+  (``calibration.energy``) so that a replay of ``trace=synthetic`` Seren reproduces
   the published per-GPU power median (96 W), p75 (291 W) and p90 (395 W), at the published
   load (29% of the GPUs idle; see the calibration module).
 - ``cpu_w = 328`` and ``other_w = 367`` per server: the breakdown of a GPU server's power (Fig. 9:
@@ -31,7 +31,7 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
 
 Left to check (not fitted): the idle share (28-30% of samples <= 70 W) and the mean GPU-server
 power (2,930 W; it follows from the GPUs' mean draw, which the fit does not set).
-``python -m acmesim.energy.calibration`` prints the table.
+``python -m calibration.energy`` prints the table.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class AcmePower(PowerModel):
         """Least draw of a GPU running kernels (W; assumption, above the 70 W idle line)."""
         peak_w: float = 558.0
         """Draw at utilization 1 and intensity 1 (W; the largest Seren sample)."""
-        intensity_low_share: float = 0.25  # fitted (python -m acmesim.energy.calibration --fit)
+        intensity_low_share: float = 0.25  # fitted (python -m calibration.energy --fit)
         """Share of jobs holding their GPUs with next to no kernel load (fitted)."""
         low_intensity_max: float = 0.05  # assumption
         """Upper end of those jobs' uniform intensity (assumption)."""

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
-from acmesim.reliability.events import FailureEvent
-from acmesim.reliability.recovery import (
+from acmesim.policies.recovery.base import (
     MINUTE,
     Draws,
     ManualOptions,

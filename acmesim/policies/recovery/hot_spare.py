@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
-from acmesim.reliability.events import FailureEvent
-from acmesim.reliability.recovery import MINUTE, RecoveryPlan
+from acmesim.policies.recovery.base import MINUTE, RecoveryPlan
 
 
 @dataclasses.dataclass(frozen=True)

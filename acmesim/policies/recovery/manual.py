@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
-from acmesim.reliability.events import FailureEvent
-from acmesim.reliability.recovery import Draws, RecoveryPlan, RecoveryPolicy
+from acmesim.policies.recovery.base import Draws, RecoveryPlan, RecoveryPolicy
 
 
 @RECOVERIES.register("manual")

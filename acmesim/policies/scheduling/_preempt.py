@@ -8,7 +8,7 @@ looks for victims of a worse rank: for a single-node job, the node where the few
 victims free enough GPUs (single-node victims are tried before multi-node ones, so a 1-GPU job
 never stops a 512-GPU gang when a small job would do); for a multi-node job, enough nodes
 whose every job is a victim. The engine then preempts the victims (they lose the work since
-their last checkpoint and pay a restart overhead when they resume, ``acmesim.engine.preemption``)
+their last checkpoint and pay a restart overhead when they resume, ``acmesim.sim.preemption``)
 and the pass starts the planned jobs, then fills what is left in key order.
 
 The planner only runs when the best pending job outranks the worst running job, and a plan
@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from acmesim.model.view import ClusterView, JobInfo, SchedulerView
+from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
 from acmesim.policies.scheduling._priority import PriorityScheduler
 from acmesim.policies.scheduling.base import NOTHING, Decision
 

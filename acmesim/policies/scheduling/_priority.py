@@ -3,8 +3,8 @@
 A subclass says how to rank a pending job (``key``, lowest first) and optionally which lane a
 job queues in and which jobs a rule admits (quotas). Each pass starts the best job that fits,
 then the next, until nothing that fits is left (or, with ``head_of_line``, until the best job
-does not fit). Estimates come from a predictor (``acmesim.prediction``); the first estimate of
-each job is kept and scored against its recorded run time when it finishes.
+does not fit). Estimates come from a predictor (``acmesim.policies.prediction``); the first
+estimate of each job is kept and scored against its recorded run time when it finishes.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
+from acmesim.policies.prediction import PredictionLog, make_predictor
 from acmesim.policies.scheduling._shapes import Capacity, ShapeQueues
 from acmesim.policies.scheduling.base import NOTHING, Decision, Scheduler
-from acmesim.prediction import PredictionLog, make_predictor
 
 
 class Estimates:

@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from acmesim.model.view import ClusterView, JobInfo, SchedulerView
+from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
 
 Shape = tuple[Hashable, str, int, int, int]
 """(lane, pool, nodes needed, GPUs per node, GPUs requested)."""

@@ -13,7 +13,7 @@ for what-if variants, this is the baseline they are compared with):
 2. **A guaranteed pool for the other teams.** Eval, SFT, MLLM and Other jobs together may hold
    ``pool`` of the cluster's GPUs as of right. [Derived] ``pool`` defaults to those types'
    published share of the cluster's GPU time (Seren 6.2 + 6.4 + 8.6 + 7.6 = 28.8 %, Kalos
-   0.4 + 2.5 = 2.9 %; acme_facts.md §2.2, R-FIG; ``acmesim.workload.targets``): each team's
+   0.4 + 2.5 = 2.9 %; acme_facts.md §2.2, R-FIG; ``acmesim.trace.targets``): each team's
    guarantee is what it uses. On a cluster without published figures the pool is unlimited.
 3. **Best-effort beyond the pool.** Past the pool a job of those types still starts as long as
    it leaves ``best_effort[type]`` GPUs free; it runs best-effort (preempted first when
@@ -30,7 +30,7 @@ for what-if variants, this is the baseline they are compared with):
 5. **Debug first.** Debug jobs (interactive) are outside the pool, at pretraining's priority.
 
 Queueing therefore comes from the pool filling up and from the cluster's start-up latency
-(``acmesim.model.startup``, which the cluster preset sets).
+(``acmesim.cluster.startup``, which the cluster preset sets).
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ import dataclasses
 from collections.abc import Hashable
 from typing import Any
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.acme_reservation import AcmeReservation, held_gpus
-from acmesim.workload.targets import CLUSTERS as PUBLISHED
+from acmesim.trace.targets import CLUSTERS as PUBLISHED
 
 POOL_TYPES: tuple[str, ...] = ("Eval", "SFT", "MLLM", "Other")
 """The types of the shared pool (everything but pretraining and debugging)."""

@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -65,6 +65,6 @@ class Scheduler:
     def summary_fields(self) -> dict[str, Any]:
         """Extra summary.csv fields the scheduler reports after a run (e.g. prediction error).
 
-        Keys must be summary columns (``acmesim.metrics.schema.SUMMARY``); default: none.
+        Keys must be summary columns (``acmesim.results.schema.SUMMARY``); default: none.
         """
         return {}

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling._preempt import usable_free
 from acmesim.policies.scheduling._priority import Estimates

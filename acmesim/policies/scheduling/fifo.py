@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.base import NOTHING, Decision, Scheduler
 

@@ -25,7 +25,7 @@ import bisect
 import dataclasses
 import heapq
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling._preempt import PreemptiveScheduler
 

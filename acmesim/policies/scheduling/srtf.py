@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
-from acmesim.model.view import JobInfo, SchedulerView
+from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling._preempt import PreemptiveScheduler
 

@@ -1,0 +1,7 @@
+"""``python -m acmesim.cli``: the ``acmesim`` command."""
+
+import sys
+
+from acmesim.cli.main import main
+
+sys.exit(main())

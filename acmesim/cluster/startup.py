@@ -1,0 +1,121 @@
+"""Start-up latency: the time from "the scheduler starts a job" to "the job runs".
+
+Pod or container launch, image pull and process start hold the job's GPUs before it does any
+work. The model: a launcher starts one job every ``launch_interval`` seconds (jobs started
+together queue for it), then each job takes a shifted lognormal ``minimum + (median - minimum)
+* exp(sigma * Z)`` (``Z`` standard normal, capped at ``maximum``; its median is ``median``).
+``by_type`` gives some job types their own ``minimum``, ``median`` and ``sigma`` (the same
+standard normal draw ``Z`` of the job is used, so a job's rank in its distribution does not
+depend on its type). The default (everything 0) is no start-up latency. Cluster presets set
+cited defaults
+(``acmesim.cluster.presets.acme``); ``cluster.startup={minimum:4,median:17,sigma:0.8}`` overrides
+them on the command line, ``cluster.startup={}`` turns the latency off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from acmesim.core.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True)
+class StartupLatency:
+    """Shifted-lognormal start-up latency (seconds); all zero means none."""
+
+    minimum: float = 0.0
+    median: float = 0.0
+    sigma: float = 0.0
+    maximum: float = math.inf
+    launch_interval: float = 0.0
+    """Seconds the cluster's launcher spends on each job start: jobs started at once are
+    launched one after another, the k-th waiting k - 1 intervals first (part of its start-up)."""
+    by_type: Any = ()
+    """Job type -> its own {minimum, median, sigma} (a dict; kept as sorted tuples)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_type", _type_table(self.by_type, self.maximum))
+        if not 0.0 <= self.minimum <= self.median <= self.maximum:
+            raise ConfigError(f"startup needs 0 <= minimum <= median <= maximum, got {self}")
+        if not self.sigma >= 0.0:
+            raise ConfigError(f"startup sigma must be >= 0, got {self.sigma!r}")
+        if not self.launch_interval >= 0.0:
+            raise ConfigError(f"startup launch_interval must be >= 0, got "
+                              f"{self.launch_interval!r}")
+
+    @property
+    def active(self) -> bool:
+        """Whether any job can have a non-zero start-up latency."""
+        return (self.median > 0.0 or self.launch_interval > 0.0
+                or any(median > 0.0 for _, _, median, _ in self.by_type))
+
+    def draw(self, rng: np.random.Generator, n: int,
+             types: Sequence[str] | None = None) -> np.ndarray:
+        """``n`` independent start-up latencies (zeros when inactive, without drawing); job
+        ``i`` of type ``types[i]`` uses its type's parameters if ``by_type`` has them."""
+        if not self.active:
+            return np.zeros(n)
+        z = rng.standard_normal(n)
+        minimum = np.full(n, self.minimum)
+        median = np.full(n, self.median)
+        sigma = np.full(n, self.sigma)
+        if types is not None and self.by_type:
+            kinds = np.asarray(types, dtype=object)
+            for name, low, mid, spread in self.by_type:
+                rows = kinds == name
+                minimum[rows], median[rows], sigma[rows] = low, mid, spread
+        return np.minimum(minimum + (median - minimum) * np.exp(sigma * z), self.maximum)
+
+    @classmethod
+    def of(cls, value: StartupLatency | Mapping[str, Any] | None) -> StartupLatency:
+        """A latency from itself, a dict of its fields (unknown keys rejected) or None."""
+        if isinstance(value, StartupLatency):
+            return value
+        if value is None:
+            return cls()
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"startup must be a dict of {_field_names()}, got {value!r}")
+        unknown = sorted(set(value) - set(_field_names()))
+        if unknown:
+            raise ConfigError(f"startup has no field(s) {unknown}; valid: {_field_names()}")
+        try:
+            return cls(**{k: v if k == "by_type" else float(v) for k, v in value.items()})
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"startup: {exc}") from None
+
+
+TYPE_FIELDS = ("minimum", "median", "sigma")
+"""What ``by_type`` may set per job type."""
+
+
+def _type_table(value: Any, maximum: float) -> tuple[tuple[str, float, float, float], ...]:
+    """``by_type`` as sorted (type, minimum, median, sigma) tuples, each checked."""
+    if isinstance(value, tuple):
+        items = [(row[0], dict(zip(TYPE_FIELDS, row[1:], strict=True))) for row in value]
+    elif isinstance(value, Mapping):
+        items = list(value.items())
+    else:
+        raise ConfigError(f"startup by_type must map a job type to {list(TYPE_FIELDS)}, "
+                          f"got {value!r}")
+    table = []
+    for name, fields in sorted(items, key=lambda item: str(item[0])):
+        if not isinstance(fields, Mapping) or set(fields) - set(TYPE_FIELDS):
+            raise ConfigError(f"startup by_type[{name!r}] must be a dict of "
+                              f"{list(TYPE_FIELDS)}, got {fields!r}")
+        row = {"minimum": 0.0, "median": 0.0, "sigma": 0.0, **fields}
+        low, mid, spread = (float(row[k]) for k in TYPE_FIELDS)
+        if not (0.0 <= low <= mid <= maximum and spread >= 0.0):
+            raise ConfigError(f"startup by_type[{name!r}] needs 0 <= minimum <= median <= "
+                              f"maximum and sigma >= 0, got {fields!r}")
+        table.append((str(name), low, mid, spread))
+    return tuple(table)
+
+
+def _field_names() -> list[str]:
+    """The fields of ``StartupLatency``."""
+    return [f.name for f in dataclasses.fields(StartupLatency)]

@@ -1,0 +1,40 @@
+"""One bare replay of a job table: registered plug-ins by name, no extensions, no files.
+
+What the synthetic generator's baseline (``acmesim.synth.baseline``) needs from the simulator:
+the jobs table of a scheduled or recorded replay under a named scheduler, and the engine's
+``Job`` objects as they arrive. The full entry point (energy, scheduler hooks, summary) is
+``acmesim.run.simulate``; with those off it builds the same ``Simulation`` as this function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import pandas as pd
+
+from acmesim.cluster.spec import ClusterSpec
+from acmesim.policies.placement import PLACEMENTS
+from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.sim.job import Job
+from acmesim.sim.jobs_frame import jobs_frame
+from acmesim.sim.simulation import Simulation
+from acmesim.sim.trace_input import prepare_jobs
+
+
+def replay_jobs(jobs: pd.DataFrame, spec: ClusterSpec, scheduler: str, *,
+                mode: Literal["recorded", "scheduled"] = "scheduled", seed: int = 0,
+                placement: str = "consolidate",
+                on_arrival: Callable[[Job], None] | None = None) -> pd.DataFrame:
+    """The jobs table (schema ``JOBS``) of ``jobs`` replayed on ``spec`` under ``scheduler``.
+
+    ``scheduler`` and ``placement`` are registered names (default options); ``on_arrival``
+    is called with each engine ``Job`` as it arrives.
+    """
+    table = prepare_jobs(jobs, spec, mode=mode)
+    sim = Simulation(table, spec, SCHEDULERS.create(scheduler), PLACEMENTS.create(placement),
+                     mode=mode, seed=seed)
+    if on_arrival is not None:
+        sim.arrival_hooks.append(on_arrival)
+    sim.run()
+    return jobs_frame(table, sim.jobs, sim.cluster.topology.node_names)

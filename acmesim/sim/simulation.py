@@ -1,0 +1,572 @@
+"""The discrete-event core: arrivals, scheduling passes, starts, completions, preemptions.
+
+Events (SimPy callbacks, no process per job): job arrivals (one event per distinct submit time,
+chained so the event queue stays small), recorded-start wake-ups (``recorded`` mode), job
+completions, and one scheduling pass per timestamp at a lower priority than everything else at
+that time (see ``acmesim.sim.clock``). Every completion event carries the job's *epoch*;
+stopping a job early bumps the epoch, so its stale completion event is ignored when it fires.
+
+Policies never touch this object: the scheduler returns a ``Decision`` that the engine applies.
+Failure injection and checkpoint policies use the control methods ``preempt``, ``interrupt``,
+``relaunch``, ``terminate``, ``set_node_health``, ``set_switch_health``, ``record_checkpoint``,
+``call_at`` and ``call_later``, and may adjust each job as it arrives (``arrival_hooks``). The run
+ends when the last job ends, even if such callbacks are still scheduled later.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from types import MappingProxyType
+from typing import Literal
+
+from simpy.core import StopSimulation
+from simpy.events import Event
+
+from acmesim.cluster.cluster import Allocation, Cluster
+from acmesim.cluster.cpu_pool import CpuPool
+from acmesim.cluster.health import NodeHealth
+from acmesim.cluster.spec import ClusterSpec
+from acmesim.cluster.view import ClusterView, JobInfo, QueueView, SchedulerView
+from acmesim.core.errors import AcmesimError
+from acmesim.core.rng import RngStreams
+from acmesim.policies.placement.base import Placement
+from acmesim.policies.scheduling.base import Scheduler
+from acmesim.results.recorders import JobRecorder, StepRecorder
+from acmesim.sim.clock import PASS_PRIORITY, Clock
+from acmesim.sim.job import DONE, HELD, NAN, PENDING, RUNNING, Job
+from acmesim.sim.preemption import PreemptionModel
+from acmesim.sim.recorded import RecordedStarts
+from acmesim.sim.trace_input import JobTable
+
+Progress = Callable[[float, int], None]
+"""Progress callback: (simulated fraction of the trace span, jobs finished)."""
+
+
+def _overrides(scheduler: Scheduler, hook: str) -> bool:
+    """Whether ``scheduler`` implements callback ``hook`` (skips no-op calls in the hot path)."""
+    return getattr(type(scheduler), hook) is not getattr(Scheduler, hook)
+
+
+class Simulation:
+    """One replay of a job table on a cluster with a scheduler and a placement policy."""
+
+    def __init__(
+        self,
+        table: JobTable,
+        spec: ClusterSpec,
+        scheduler: Scheduler,
+        placement: Placement,
+        *,
+        mode: Literal["recorded", "scheduled"] = "scheduled",
+        preemption: PreemptionModel | None = None,
+        progress: Progress | None = None,
+        audit: bool = False,
+        seed: int = 0,
+    ) -> None:
+        if mode not in ("recorded", "scheduled"):
+            raise AcmesimError(f"unknown mode {mode!r}; valid modes: recorded, scheduled")
+        self.env = Clock()
+        self.table = table
+        self.mode = mode
+        self.spec = spec
+        self.cluster = Cluster(spec)
+        self.cpu_pool = CpuPool(spec.cpu_nodes, spec.cpus_per_cpu_node)
+        self.scheduler = RecordedStarts() if mode == "recorded" else scheduler
+        self.placement = placement
+        self.preemption = preemption or PreemptionModel()
+        self.audit = audit
+        self.rng = RngStreams(seed)
+        """Named random streams for plug-ins that draw (failures, repairs, ...)."""
+        self.startup = (spec.startup.draw(self.rng.stream("startup"), len(table),
+                                           table.type)
+                        if mode == "scheduled" and spec.startup.active else None)
+        """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
+        job index, so it does not depend on the order the scheduler starts jobs in)."""
+        self.jobs = JobRecorder(len(table))
+        self.steps = StepRecorder()
+        self.events = 0
+        self.passes = 0
+        self.busy_gpus = 0
+        self.busy_load = 0
+        """Sum of ``load`` over running GPU jobs (mW above idle if all computed; integer, exact)."""
+        self.running: dict[int, Job] = {}
+        self.held: dict[int, Job] = {}
+        """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
+        self.arrival_hooks: list[Callable[[Job], None]] = []
+        """Called with each job as it arrives, before it is queued (may set its work, final
+        state, checkpoint ``pace`` or power ``load``)."""
+        self.close_hooks: list[Callable[[Job, float], None]] = []
+        """Called with each job and the time as one of its running intervals closes, once the
+        engine has accounted it (the interval ran from ``job.last_start``; ``job.overhead``,
+        ``job.done_work`` and ``job.pace`` still describe it; ``job.stall_time`` includes its
+        checkpoint stalls)."""
+        pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
+        self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
+        self._demand = dict.fromkeys(pools, 0)
+        self.queued_jobs = 0
+        self.queued_gpus = 0
+        self._seq = itertools.count()
+        self._launcher_free = 0.0
+        self._pass_pending = False
+        self._in_pass = False
+        self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
+        self._failed: tuple[JobInfo | None, int] = (None, -1)
+        self._progress = progress
+        self._span = max(table.span, 1e-9)
+        self._next_progress = 0.0 if progress is not None else math.inf
+        self.cluster_view = ClusterView(self.cluster)
+        queue_views = {p: QueueView(MappingProxyType(q), self._demand_of(p))
+                       for p, q in self._queues.items()}
+        self.view = SchedulerView(lambda: self.env.now, MappingProxyType(queue_views),
+                                  MappingProxyType(self.running), self.cluster_view, self._fit)
+        hooks = ("on_arrival", "on_start", "on_requeue", "on_finish")
+        self._hooks = {h: _overrides(self.scheduler, h) for h in hooks}
+
+    def _demand_of(self, pool: str) -> Callable[[], int]:
+        """A reader of one pool's queued GPU demand."""
+        return lambda: self._demand[pool]
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> None:
+        """Simulate until every job has ended; error if jobs are left that can never start."""
+        self._chain(self._arrival_order(), self.table.submit, self._on_arrivals)
+        if self.mode == "recorded":
+            order = sorted(range(len(self.table)), key=self.table.start.__getitem__)
+            self._chain(order, self.table.start, self._on_wake)
+        self.env.run()
+        if self.jobs.ended != len(self.table):
+            stuck = sum(len(q) for q in self._queues.values())
+            raise AcmesimError(
+                f"simulation stopped at t={self.env.now:g}s with {stuck} job(s) still pending "
+                f"and nothing left to happen: scheduler {self.scheduler.registry_name!r} never "
+                f"started them (are nodes down, or does it never pick them?)")
+        if self._progress is not None:
+            self._progress(1.0, self.jobs.ended)
+
+    def _arrival_order(self) -> list[int]:
+        """Job indices in submission order (the table is already sorted)."""
+        return list(range(len(self.table)))
+
+    def _chain(self, order: list[int], times: list[float], handler) -> None:
+        """Schedule ``handler`` once per distinct time of ``order``, one event at a time."""
+        if not order:
+            return
+        state = {"pos": 0}
+
+        def fire(event: Event) -> None:
+            pos = state["pos"]
+            now = times[order[pos]]
+            end = pos
+            while end < len(order) and times[order[end]] == now:
+                end += 1
+            state["pos"] = end
+            if end < len(order):
+                self.env.call_at(times[order[end]], fire)
+            self.events += 1
+            handler(order[pos:end])
+
+        self.env.call_at(times[order[0]], fire)
+
+    def _on_arrivals(self, indices: list[int]) -> None:
+        """Jobs submitted now enter their pending queues."""
+        table, hooked, prepare = self.table, self._hooks["on_arrival"], self.arrival_hooks
+        for i in indices:
+            job = Job(i, table.job_id[i], table.user[i], table.type[i], table.state[i],
+                      table.pool[i], table.gpu_num[i], table.node_num[i], table.cpu_num[i],
+                      table.nodes_needed[i], table.per_node[i], table.submit[i],
+                      table.start[i], table.run_time[i])
+            for hook in prepare:
+                hook(job)
+            self._enqueue(job)
+            if hooked:
+                self.scheduler.on_arrival(job, self.view)
+        self.request_pass()
+
+    def _on_wake(self, indices: list[int]) -> None:
+        """Recorded starts are due now: make sure a pass runs."""
+        self.request_pass()
+
+    def _enqueue(self, job: Job) -> None:
+        """Put ``job`` at the back of its pool's pending queue."""
+        job.status = PENDING
+        job.arrival_seq = next(self._seq)
+        self._queues[job.pool][job.index] = job
+        self._demand[job.pool] += job.gpu_num
+        self.queued_jobs += 1
+        self.queued_gpus += job.gpu_num
+
+    # ------------------------------------------------------------------ passes
+    def request_pass(self) -> None:
+        """Ask for a scheduling pass at the current time (after all events at this time)."""
+        if not self._pass_pending and not self._in_pass:
+            self._pass_pending = True
+            self.env.call_at(self.env.now, self._on_pass, None, PASS_PRIORITY)
+
+    def _on_pass(self, event: Event) -> None:
+        """One scheduling pass: apply the scheduler's preemptions, then its starts."""
+        self._pass_pending = False
+        self._in_pass = True
+        self._failed = (None, -1)
+        self.events += 1
+        self.passes += 1
+        try:
+            decision = self.scheduler.schedule(self.view)
+            if decision.preempt:
+                for job in list(decision.preempt):
+                    self.preempt(job)
+            start = self._start
+            for job in decision.start:
+                start(job)
+        finally:
+            self._in_pass = False
+        now = self.env.now
+        self.steps.record(now, self.busy_gpus, self.cluster.allocated_gpus,
+                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus,
+                          self.busy_load)
+        if self.audit:
+            self.check_invariants()
+        if now >= self._next_progress:
+            self._report_progress(now)
+        if self.jobs.ended == len(self.table):
+            raise StopSimulation(None)  # every job ended: later callbacks no longer matter
+
+    def _report_progress(self, now: float) -> None:
+        """Call the progress callback and set the time of the next call (~1% of the span)."""
+        self._next_progress = now + self._span / 100
+        if self._progress is not None:
+            self._progress(min(1.0, now / self._span), self.jobs.ended)
+
+    def _fit(self, job: JobInfo) -> Allocation | None:
+        """Where ``job`` would go now (cached until the cluster changes)."""
+        if job.pool == "gpu":
+            version = self.cluster.version
+            cached_job, cached_version, allocation = self._cache
+            if cached_job is job and cached_version == version:
+                return allocation
+            if job.nodes_needed * job.per_node > self.cluster.free_total:
+                allocation = None
+            else:
+                allocation = self.placement.place(job, self.cluster_view)
+            self._cache = (job, version, allocation)
+            return allocation
+        return self.cpu_pool.place(job.nodes_needed, job.per_node)
+
+    def _start(self, job: Job, allocation: Allocation | None = None) -> bool:
+        """Place (or put on ``allocation``) and start a pending job now; False if it won't fit."""
+        queue = self._queues.get(job.pool)
+        if queue is None or queue.get(job.index) is not job:
+            raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked to start job "
+                               f"{job.job_id!r} which is {job.status}, not pending")
+        if allocation is None:
+            allocation = self._fit(job)
+        gpu_job = job.pool == "gpu"
+        pool = self.cluster if gpu_job else self.cpu_pool
+        if allocation is None:
+            if self._failed == (job, pool.version):
+                raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked twice in "
+                                   f"one pass to start job {job.job_id!r}, which does not fit")
+            self._failed = (job, pool.version)
+            return False
+        per_node = job.per_node
+        if len(allocation) != job.nodes_needed:
+            self._bad_shape(job, allocation)
+        for _, count in allocation:
+            if count != per_node:
+                self._bad_shape(job, allocation)
+        job.grants = pool.allocate(job.index, allocation)
+        del queue[job.index]
+        gpus = job.gpu_num
+        self._demand[job.pool] -= gpus
+        self.queued_jobs -= 1
+        self.queued_gpus -= gpus
+        env = self.env
+        now = env.now
+        if job.preemptions or job.failures:
+            job.overhead = (self.preemption.restart_overhead(job)
+                            if job.next_overhead is None else job.next_overhead)
+            job.restarts += 1
+            if not math.isnan(job.stopped_at):  # restarting after a failure stop
+                job.recovery_wait += now - job.stopped_at
+                job.stopped_at = NAN
+        else:
+            startup = self._startup_of(job) if self.startup is not None and gpu_job else 0.0
+            job.overhead = job.startup = startup
+            job.start_time = now + startup
+        job.last_start = now
+        job.status = RUNNING
+        pace = job.pace
+        work = (job.run_time - job.done_work if pace is None
+                else pace.wall(job.done_work, job.run_time))
+        end = now + job.overhead + work
+        job.expected_end = end
+        self.running[job.index] = job
+        if gpu_job:
+            self.busy_gpus += gpus
+            self.busy_load += job.load
+        env.call_at(end, self._on_complete, (job, job.epoch))
+        if self._hooks["on_start"]:
+            self.scheduler.on_start(job, self.view)
+        return True
+
+    def _startup_of(self, job: Job) -> float:
+        """The start-up latency of a GPU job's first start now: its wait for the launcher (one
+        job per ``launch_interval``) plus its own draw."""
+        interval = self.spec.startup.launch_interval
+        now = self.env.now
+        wait = 0.0
+        if interval > 0.0:
+            begin = max(now, self._launcher_free)
+            self._launcher_free = begin + interval
+            wait = begin - now
+        return wait + float(self.startup[job.index])
+
+    def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
+        """Reject a placement that does not match the job's gang shape."""
+        raise AcmesimError(
+            f"placement {self.placement.registry_name!r} returned {allocation} for job "
+            f"{job.job_id!r}, which needs {job.nodes_needed} node(s) x {job.per_node}")
+
+    # ------------------------------------------------------------------ endings
+    def _on_complete(self, event: Event) -> None:
+        """A running interval reached its end: the job is done unless the event is stale."""
+        self.events += 1
+        job, epoch = event.value
+        if epoch != job.epoch or job.status != RUNNING:
+            return
+        self._finish(job, job.trace_state, job.run_time)
+
+    def _close_interval(self, job: Job) -> float:
+        """Release the job's resources and account its running interval; returns its length.
+
+        This is the one path by which resources come free (a job ends, is preempted, or is
+        stopped by a failure, held or not), so it is where the pass that hands them to the queue
+        (and records the utilization step) is requested.
+        """
+        now = self.env.now
+        held = now - job.last_start
+        pool = self.cluster if job.pool == "gpu" else self.cpu_pool
+        pool.release(job.index, job.grants)
+        del self.running[job.index]
+        self.request_pass()
+        if job.pool == "gpu":
+            self.busy_gpus -= job.gpu_num
+            self.busy_load -= job.load
+        startup = min(held, job.startup)
+        job.startup = 0.0
+        job.held_time += held - startup
+        job.attained_closed += job.gpu_num * held
+        restart = job.gpu_num * (min(held, job.overhead) - startup)
+        job.lost_gpu_time += restart
+        if job.stop_cause == "failure":
+            job.failure_lost_gpu_time += restart
+        if job.wait_part:
+            job.recovery_wait += min(held, job.wait_part)
+            job.wait_part = 0.0
+        if job.pace is not None:
+            computing = max(0.0, held - job.overhead)
+            job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
+        for hook in self.close_hooks:
+            hook(job, now)
+        job.epoch += 1
+        job.expected_end = math.nan
+        return held
+
+    def _finish(self, job: Job, state: str, work: float) -> None:
+        """End ``job`` for good with final ``state`` and ``work`` done."""
+        grants = job.grants
+        self._close_interval(job)
+        job.done_work = work
+        job.grants = ()
+        job.status = DONE
+        job.end_state = state
+        self.jobs.record(job, self.env.now, state, grants)
+        if self._hooks["on_finish"]:
+            self.scheduler.on_finish(job, self.view)
+
+    def _stop(self, job: JobInfo, cause: str, requeue_after: float = 0.0,
+              overhead: float | None = None) -> None:
+        """Stop a running job early, roll its work back, and requeue it (maybe after a hold)."""
+        if job.status != RUNNING or self.running.get(job.index) is not job:
+            raise AcmesimError(f"cannot {cause} job {job.job_id!r}: it is {job.status}, "
+                               f"not running")
+        if requeue_after < 0 or (overhead is not None and overhead < 0):
+            raise AcmesimError(f"requeue_after and overhead must be >= 0 seconds, got "
+                               f"{requeue_after!r} and {overhead!r}")
+        assert isinstance(job, Job)
+        progress = self.progress(job)
+        saved = self.preemption.saved_work(job.checkpointed_work, progress, cause)
+        rollback = job.gpu_num * (progress - saved)
+        job.lost_gpu_time += rollback
+        self._close_interval(job)
+        job.done_work = job.checkpointed_work = saved
+        job.grants = ()
+        job.next_overhead = overhead
+        job.stop_cause = cause
+        if cause == "preemption":
+            job.preemptions += 1
+        else:
+            job.failures += 1
+            job.failure_lost_gpu_time += rollback
+            job.stopped_at = self.env.now
+        if requeue_after > 0:
+            job.status = HELD
+            self.held[job.index] = job
+            self.call_later(requeue_after, lambda: self._requeue(job))
+        else:
+            self._requeue(job)
+
+    def progress(self, job: JobInfo) -> float:
+        """Work a job has done as of now (restart overhead and checkpoint stalls aside)."""
+        assert isinstance(job, Job)
+        if job.status != RUNNING:
+            return job.done_work
+        computing = max(0.0, self.env.now - job.last_start - job.overhead)
+        if job.pace is None:
+            return min(job.run_time, job.done_work + computing)
+        return job.pace.advance(job.done_work, job.run_time, computing)[0]
+
+    def _requeue(self, job: Job) -> None:
+        """Put a stopped job back in its pending queue (unless it ended while held)."""
+        if job.status == DONE:
+            return
+        self.held.pop(job.index, None)
+        self._enqueue(job)
+        if self._hooks["on_requeue"]:
+            self.scheduler.on_requeue(job, self.view)
+        self.request_pass()
+
+    # ------------------------------------------------------------------ control API
+    def preempt(self, job: JobInfo) -> None:
+        """Preempt a running job: release its GPUs, roll back, requeue (counts a preemption)."""
+        self._stop(job, "preemption")
+
+    def interrupt(self, job: JobInfo, *, requeue_after: float = 0.0,
+                  overhead: float | None = None) -> None:
+        """Interrupt a running job by an infrastructure failure (counts a failure).
+
+        Work rolls back to the last checkpoint (``PreemptionModel.failure_rollback_fraction``).
+        The job is *held* for ``requeue_after`` seconds (e.g. diagnosis before a restart), then
+        re-enters the pending queue; its next start costs ``overhead`` seconds of restart
+        (default: the preemption model's restart overhead).
+        """
+        self._stop(job, "failure", requeue_after, overhead)
+
+    def relaunch(self, job: JobInfo, allocation: Allocation, *, wait: float = 0.0,
+                 overhead: float = 0.0) -> None:
+        """Interrupt a running job by a failure and restart it at once on ``allocation``.
+
+        For recoveries that keep the job on its nodes (a transient fault, or a failed node
+        swapped for a spare): work rolls back as in ``interrupt``, then the new running interval
+        holds ``allocation`` (free once the job's own GPUs are released) for ``wait`` seconds of
+        detection and diagnosis plus ``overhead`` seconds of restart, all restart overhead.
+        """
+        if not wait >= 0:
+            raise AcmesimError(f"wait must be >= 0 seconds, got {wait!r}")
+        self._stop(job, "failure", 0.0, wait + overhead)
+        assert isinstance(job, Job)
+        job.wait_part = wait
+        self._start(job, allocation)
+
+    def terminate(self, job: JobInfo, state: str) -> None:
+        """End a running or held job now with final ``state`` (e.g. ``NODE_FAIL``)."""
+        assert isinstance(job, Job)
+        if job.status == HELD:
+            self.held.pop(job.index)
+            job.epoch += 1
+            job.status = DONE
+            job.end_state = state
+            self.jobs.record(job, self.env.now, state, ())
+            if self._hooks["on_finish"]:
+                self.scheduler.on_finish(job, self.view)
+            self.request_pass()
+            return
+        if job.status != RUNNING:
+            raise AcmesimError(f"cannot terminate job {job.job_id!r}: it is {job.status}")
+        self._finish(job, state, self.progress(job))
+
+    def set_switch_health(self, switch: str, health: NodeHealth | str) -> list[JobInfo]:
+        """Set every node under ``switch`` (a leaf, spine or ``core``) to ``health``."""
+        victims: list[JobInfo] = []
+        for node in self.cluster.topology.nodes_under(switch):
+            victims += self.set_node_health(node, health)
+        return victims
+
+    def set_node_health(self, node: int, health: NodeHealth | str) -> list[JobInfo]:
+        """Change a GPU node's health; jobs on a FAILED/REPAIRING node are interrupted.
+
+        Returns the interrupted jobs (already back in the pending queue).
+        """
+        victims = [self.running[i] for i in self.cluster.set_health(node, NodeHealth(health))]
+        for job in victims:
+            self.interrupt(job)
+        self.request_pass()
+        return victims
+
+    def record_checkpoint(self, job: JobInfo, work: float | None = None) -> None:
+        """Mark the running job's work (default: its progress now) as safely checkpointed."""
+        assert isinstance(job, Job)
+        progress = self.progress(job)
+        work = progress if work is None else min(work, progress)
+        job.checkpointed_work = max(job.checkpointed_work, work)
+
+    def call_at(self, time: float, callback: Callable[[], None]) -> Event:
+        """Run ``callback()`` at absolute simulated ``time`` (a NORMAL-priority event)."""
+        def fire(event: Event) -> None:
+            self.events += 1
+            callback()
+        return self.env.call_at(time, fire)
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Event:
+        """Run ``callback()`` ``delay`` seconds from now."""
+        return self.call_at(self.env.now + delay, callback)
+
+    def job(self, index: int) -> JobInfo | None:
+        """The live job with engine index ``index`` if pending or running (not held)."""
+        if index in self.running:
+            return self.running[index]
+        for queue in self._queues.values():
+            if index in queue:
+                return queue[index]
+        return None
+
+    # ------------------------------------------------------------------ checks
+    def check_invariants(self) -> None:
+        """Verify the cluster bookkeeping from scratch (slow; for tests with ``audit=True``)."""
+        _audit(self.cluster, self.running.values(), self.busy_gpus)
+
+
+def _audit(cluster: Cluster, running: Iterable[Job], busy_gpus: int) -> None:
+    """Raise AcmesimError if any GPU is double-booked or any counter disagrees."""
+    gpus, full = cluster.gpus_per_node, cluster.full_mask
+    owned = [0] * cluster.num_nodes
+    used = 0
+    for job in running:
+        if job.pool != "gpu":
+            continue
+        used += job.gpu_num
+        for node, mask in job.grants:
+            if owned[node] & mask:
+                raise AcmesimError(f"invariant: GPU on node {node} allocated to two jobs")
+            owned[node] |= mask
+            if cluster.jobs_on_node[node].get(job.index) != mask:
+                raise AcmesimError(f"invariant: node {node} ownership disagrees for job "
+                                   f"{job.job_id!r}")
+    allocated = 0
+    for node in range(cluster.num_nodes):
+        if owned[node] & cluster.free_mask[node] or (owned[node] | cluster.free_mask[node]) != full:
+            raise AcmesimError(f"invariant: node {node} free mask disagrees with its jobs")
+        if cluster.free[node] != cluster.free_mask[node].bit_count():
+            raise AcmesimError(f"invariant: node {node} free count disagrees with its mask")
+        allocated += gpus - cluster.free[node]
+        listed = [k for k in range(gpus + 1) if node in cluster.buckets[k]]
+        expected = [cluster.free[node]] if cluster.health[node] is NodeHealth.UP else []
+        if listed != expected:
+            raise AcmesimError(f"invariant: node {node} is in buckets {listed}, expected "
+                               f"{expected}")
+    if allocated != cluster.allocated_gpus or allocated > cluster.total_gpus:
+        raise AcmesimError("invariant: allocated GPU count disagrees")
+    if busy_gpus != used or used > allocated:
+        raise AcmesimError(f"invariant: busy GPUs {busy_gpus} != {used} or > allocated")

@@ -1,0 +1,195 @@
+"""Turn the normalized job DataFrame into plain per-job lists once (no pandas in the hot path).
+
+Validates what the engine relies on (clear errors naming row, job id, column and value), splits
+GPU jobs from CPU-only jobs, rejects or skips jobs that can never fit the cluster, and orders the
+jobs by submission (ties keep the input order). Times become float seconds since the trace start
+(the earliest submission of the whole input).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from acmesim.cluster.gang import gang_nodes_array
+from acmesim.cluster.spec import ClusterSpec
+from acmesim.core.errors import AcmesimError, TraceError
+from acmesim.trace.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
+
+REQUIRED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
+                    "gpu_num", "node_num", "cpu_num")
+SOURCE = "job table"
+
+
+@dataclasses.dataclass
+class JobTable:
+    """The jobs to simulate, as plain lists indexed by engine job index (submission order)."""
+
+    origin: pd.Timestamp | None
+    job_id: list[str]
+    user: list[str]
+    type: list[str]
+    state: list[str]
+    pool: list[str]
+    submit: list[float]
+    start: list[float]
+    run_time: list[float]
+    gpu_num: list[int]
+    node_num: list[int]
+    cpu_num: list[int]
+    nodes_needed: list[int]
+    per_node: list[int]
+    input_jobs: int = 0
+    cpu_skipped: int = 0
+    oversize_skipped: int = 0
+
+    def __len__(self) -> int:
+        return len(self.job_id)
+
+    @property
+    def span(self) -> float:
+        """Time from the trace start to the last recorded end of a simulated job (s)."""
+        ends = [s + r for s, r in zip(self.start, self.run_time, strict=True)]
+        return max(ends + self.submit, default=0.0)
+
+    @property
+    def trace_gpu_time(self) -> float:
+        """Recorded GPU-seconds of the simulated jobs (sum of run_time x gpu_num)."""
+        return float(np.dot(np.asarray(self.run_time), np.asarray(self.gpu_num, dtype=float)))
+
+
+def _bad_row(frame: pd.DataFrame, row: int, column: str, value, expected: str) -> TraceError:
+    """A TraceError naming the row, its job id, the column and the bad value."""
+    job = frame["job_id"].iloc[row]
+    return TraceError(SOURCE, f"row {row} (job_id {job!r})", column=column, value=value,
+                      expected=expected)
+
+
+def _seconds_ns(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """A timestamp column as int64 nanoseconds since the epoch (UTC)."""
+    series = frame[column]
+    if not pd.api.types.is_datetime64_any_dtype(series):
+        raise TraceError(SOURCE, "not a timestamp column", column=column,
+                         value=str(series.dtype), expected="timezone-aware UTC timestamps")
+    missing = np.flatnonzero(series.isna().to_numpy())
+    if len(missing):
+        raise _bad_row(frame, int(missing[0]), column, "NaT", "a timestamp")
+    stamps = pd.DatetimeIndex(series)
+    earliest, latest = TIME_RANGE
+    if stamps.tz is None:
+        earliest, latest = earliest.tz_localize(None), latest.tz_localize(None)
+    outside = np.flatnonzero((stamps < earliest) | (stamps > latest))
+    if len(outside):
+        row = int(outside[0])
+        raise _bad_row(frame, row, column, str(series.iloc[row]), TIME_RANGE_TEXT)
+    return stamps.as_unit("ns").asi8
+
+
+def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """A non-negative integer column (at most ``COUNT_LIMIT``) as int64."""
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values > COUNT_LIMIT)
+                             | (values != np.round(values)))
+    if len(bad):
+        row = int(bad[0])
+        raise _bad_row(frame, row, column, frame[column].iloc[row],
+                       f"an integer from 0 to {COUNT_LIMIT:,}")
+    return values.astype(np.int64)
+
+
+def _run_times(frame: pd.DataFrame) -> np.ndarray:
+    """The run_time column as finite non-negative float seconds."""
+    values = pd.to_numeric(frame["run_time"], errors="coerce").to_numpy(dtype=float,
+                                                                       na_value=np.nan)
+    bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+    if len(bad):
+        row = int(bad[0])
+        raise _bad_row(frame, row, "run_time", frame["run_time"].iloc[row],
+                       "finite seconds >= 0")
+    return values
+
+
+def _oversize_message(frame: pd.DataFrame, rows: np.ndarray, reasons: list[str],
+                      spec: ClusterSpec) -> str:
+    """The error listing jobs that can never fit ``spec``."""
+    shown = "; ".join(f"job {frame['job_id'].iloc[int(r)]!r} {why}"
+                      for r, why in zip(rows[:5], reasons[:5], strict=False))
+    more = f" (and {len(rows) - 5} more)" if len(rows) > 5 else ""
+    return (f"{len(rows)} job(s) can never fit cluster {spec.name!r} ({spec.nodes} nodes x "
+            f"{spec.gpus_per_node} GPUs, {spec.cpu_nodes} CPU nodes x {spec.cpus_per_cpu_node} "
+            f"threads): {shown}{more}; use oversize_jobs=skip to skip them")
+
+
+def prepare_jobs(
+    frame: pd.DataFrame,
+    spec: ClusterSpec,
+    *,
+    mode: Literal["recorded", "scheduled"] = "scheduled",
+    cpu_jobs: Literal["skip", "replay"] = "skip",
+    oversize_jobs: Literal["error", "skip"] = "error",
+) -> JobTable:
+    """Validate, filter and order ``frame`` (a normalized job table) for the engine."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise TraceError(SOURCE, f"missing column(s) {', '.join(missing)}",
+                         expected="the normalized job table (acmesim.trace.schema)")
+    frame = frame.reset_index(drop=True)
+    submit_ns = _seconds_ns(frame, "submit_time")
+    start_ns = _seconds_ns(frame, "start_time")
+    run_time = _run_times(frame)
+    gpu = _int_column(frame, "gpu_num")
+    nodes = _int_column(frame, "node_num")
+    cpus = _int_column(frame, "cpu_num")
+    if mode == "recorded":
+        early = np.flatnonzero(start_ns < submit_ns)
+        if len(early):
+            row = int(early[0])
+            raise _bad_row(frame, row, "start_time", str(frame["start_time"].iloc[row]),
+                           "a start_time not before submit_time (recorded mode)")
+    is_cpu = gpu == 0
+    keep = ~is_cpu if cpu_jobs == "skip" else np.ones(len(frame), dtype=bool)
+    needed = gang_nodes_array(gpu, nodes, spec.gpus_per_node)
+    per_node = np.where(needed == 1, gpu, spec.gpus_per_node)
+    cpu_nodes = np.maximum(nodes, 1)
+    cpu_threads = np.maximum(-(-cpus // cpu_nodes), 1)
+    needed = np.where(is_cpu, cpu_nodes, needed)
+    per_node = np.where(is_cpu, cpu_threads, per_node)
+    too_big = keep & np.where(
+        is_cpu, (cpu_nodes > spec.cpu_nodes) | (cpu_threads > spec.cpus_per_cpu_node),
+        needed > spec.nodes)
+    oversize_rows = np.flatnonzero(too_big)
+    if len(oversize_rows) and oversize_jobs == "error":
+        reasons = [_reason(int(r), gpu, needed, per_node, is_cpu) for r in oversize_rows[:5]]
+        raise AcmesimError(_oversize_message(frame, oversize_rows, reasons, spec))
+    keep &= ~too_big
+    rows = np.flatnonzero(keep)
+    rows = rows[np.argsort(submit_ns[rows], kind="stable")]
+    origin_ns = int(submit_ns.min()) if len(frame) else 0
+
+    def text(column: str) -> list[str]:
+        return [str(v) for v in frame[column].to_numpy(dtype=object)[rows]]
+
+    return JobTable(
+        origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
+        job_id=text("job_id"), user=text("user"), type=text("type"), state=text("state"),
+        pool=np.where(is_cpu[rows], "cpu", "gpu").tolist(),
+        submit=((submit_ns[rows] - origin_ns) / 1e9).tolist(),
+        start=((start_ns[rows] - origin_ns) / 1e9).tolist(),
+        run_time=run_time[rows].tolist(),
+        gpu_num=gpu[rows].tolist(), node_num=nodes[rows].tolist(), cpu_num=cpus[rows].tolist(),
+        nodes_needed=needed[rows].tolist(), per_node=per_node[rows].tolist(),
+        input_jobs=len(frame),
+        cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
+        oversize_skipped=len(oversize_rows),
+    )
+
+
+def _reason(row: int, gpu, needed, per_node, is_cpu) -> str:
+    """Why one job cannot fit, in words."""
+    if is_cpu[row]:
+        return f"needs {int(needed[row])} CPU node(s) x {int(per_node[row])} threads"
+    return f"needs {int(needed[row])} node(s) ({int(gpu[row])} GPUs)"

@@ -1,0 +1,121 @@
+"""Recorded start times from the calibrated baseline: replay the generated jobs under ``acme``.
+
+The node-level packer (``packer.py``) decides *when jobs are submitted*: restart chains are
+resubmitted after each packed end, and deferred pretraining runs record their submission when
+their reserved capacity admits them. Their *recorded starts* then come from one mechanism, the
+one every scheduled replay is compared with: the GPU jobs (submit, GPUs, run time, type, user,
+final state; warm-up included) are replayed by ``acmesim.sim.replay_jobs`` in scheduled mode
+under ``scheduler=acme`` (its registered defaults, so a re-tuned baseline carries over) with the
+start-up latency of the profile's cluster preset. A job's recorded start is its start in that
+replay (after its start-up latency) and its recorded end is start plus its unchanged run time,
+both rounded up to whole seconds. A job ``acme`` preempted records the last run it finished in,
+like a requeued Slurm job: it starts when that run was granted its GPUs and keeps its replayed
+end (its run time is then that run's, shorter than the generated one). Rounding up is monotone,
+so two jobs that followed each other on a GPU in the replay still do in the trace: each recorded
+interval lies inside an interval the replay gave the job, the trace stays feasible, and
+``mode=recorded`` reproduces it exactly.
+
+Layering: the generator sits above the event loop (``acmesim.sim``), which never imports it;
+the replays here go through ``acmesim.sim.replay_jobs``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from acmesim.cluster import cluster_spec
+from acmesim.core.errors import AcmesimError
+from acmesim.sim.job import Job
+from acmesim.sim.replay_jobs import replay_jobs
+from acmesim.synth.jobs import STATE_NAMES
+from acmesim.synth.profiles import WorkloadProfile
+from acmesim.synth.table import JobArrays
+
+BASELINE_SCHEDULER = "acme"
+"""The calibrated baseline (``acmesim/policies/scheduling/acme.py``), used with its defaults."""
+SETTLE_ROUNDS = 8
+"""Most recorded replays ``settle_on_nodes`` runs before giving up [chosen]."""
+_ROUNDING_SLACK = 1e-6
+"""Seconds of floating-point noise ignored when rounding replayed times up to whole seconds."""
+
+
+def replay_frame(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
+                 start_epoch: int) -> pd.DataFrame:
+    """The normalized job table of GPU jobs ``rows`` (ids are their row numbers)."""
+    gpus = jobs.gpus[rows]
+    per_node = profile.gpus_per_node
+    run = (jobs.end[rows] - jobs.start[rows]).astype(np.float64)
+    submit = pd.to_datetime(start_epoch + jobs.submit[rows], unit="s", utc=True)
+    return pd.DataFrame({
+        "job_id": rows.astype(str), "user": jobs.user[rows].astype(str),
+        "type": np.array([t.name for t in profile.types], dtype=object)[jobs.type_code[rows]],
+        "state": np.array(STATE_NAMES, dtype=object)[jobs.state[rows]],
+        "submit_time": submit, "start_time": submit, "run_time": run,
+        "gpu_num": gpus, "node_num": np.where(gpus > per_node, -(-gpus // per_node), 1),
+        "cpu_num": gpus * profile.cpus_per_gpu,
+    })
+
+
+def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_epoch: int,
+                    span: int) -> JobArrays:
+    """``jobs`` (packed GPU jobs) with start and end replaced by the baseline's (see module).
+
+    Jobs the packer never submitted (start -1) are left as they are. The run time of each job
+    (packed end - start) is unchanged; the replay's random streams come from ``seed``.
+    """
+    rows = np.flatnonzero(jobs.start >= 0)
+    if not len(rows):
+        return jobs
+    frame = replay_frame(profile, jobs, rows, start_epoch)
+    granted: dict[int, float] = {}
+    replayed: list[Job] = []
+    sim = replay_jobs(frame, cluster_spec(profile.cluster), BASELINE_SCHEDULER,
+                      mode="scheduled", seed=seed, on_arrival=replayed.append)
+    for job in replayed:
+        if job.preemptions:
+            granted[int(job.job_id)] = job.last_start - job.submit_time
+    index = sim["job_id"].to_numpy(dtype=np.int64)
+    run = (jobs.end[index] - jobs.start[index]).astype(np.float64)
+    end_after_submit = (sim["end_time"] - sim["submit_time"]).to_numpy(dtype=np.float64)
+    start_after_submit = end_after_submit - run
+    preempted = np.array([i in granted for i in index.tolist()], dtype=bool)
+    start_after_submit[preempted] = [granted[i] for i in index[preempted].tolist()]
+    new_start, new_end = jobs.start.copy(), jobs.end.copy()
+    new_start[index] = jobs.submit[index] + _whole_seconds(start_after_submit)
+    new_end[index] = np.where(preempted, jobs.submit[index] + _whole_seconds(end_after_submit),
+                              new_start[index] + run.astype(np.int64))
+    placed = JobArrays(**{**vars(jobs), "start": new_start, "end": new_end})
+    window = np.flatnonzero((placed.start >= 0) & (placed.submit >= 0) & (placed.submit < span))
+    return settle_on_nodes(profile, placed, window, start_epoch)
+
+
+def settle_on_nodes(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
+                    start_epoch: int) -> JobArrays:
+    """``jobs`` whose starts ``rows`` a recorded replay reproduces exactly on the cluster.
+
+    The baseline's GPUs are held from the scheduler's start, the recorded ones from the end of
+    the start-up latency, so a recorded replay sees a few free seconds the baseline did not and
+    may place a small job where a whole-node job went later. Each round replays ``rows`` in
+    recorded mode and moves every late job to the start it got there (a feasible schedule on
+    the engine's own nodes), until a round has no late job (``SETTLE_ROUNDS`` at most).
+    """
+    for _ in range(SETTLE_ROUNDS):
+        frame = replay_frame(profile, jobs, rows, start_epoch)
+        frame["start_time"] = pd.to_datetime(start_epoch + jobs.start[rows], unit="s", utc=True)
+        sim = replay_jobs(frame, cluster_spec(profile.cluster), "fifo", mode="recorded")
+        late = (sim["start_time"] > sim["recorded_start_time"]).to_numpy()
+        if not late.any():
+            return jobs
+        index = sim["job_id"].to_numpy(dtype=np.int64)[late]
+        shift = (sim["start_time"] - sim["recorded_start_time"]).to_numpy()[late]
+        shift = _whole_seconds(shift)
+        jobs = JobArrays(**{**vars(jobs), "start": jobs.start.copy(), "end": jobs.end.copy()})
+        jobs.start[index] += shift
+        jobs.end[index] += shift
+    raise AcmesimError(f"recorded starts still late on the cluster after {SETTLE_ROUNDS} rounds")
+
+
+def _whole_seconds(seconds: np.ndarray) -> np.ndarray:
+    """``seconds`` rounded up to whole seconds, ignoring floating-point noise."""
+    return np.ceil(seconds - _ROUNDING_SLACK).astype(np.int64)
