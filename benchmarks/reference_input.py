@@ -26,6 +26,8 @@ class ReferenceInput:
 
     job_id: list[str]
     jobs: list[tuple[float, float, int, int, float]]
+    rows: list[int]
+    """Position of each job in the input table."""
 
 
 def _nanoseconds(frame: pd.DataFrame, column: str) -> np.ndarray:
@@ -52,7 +54,7 @@ def reference_jobs(frame: pd.DataFrame, spec: ClusterSpec, seed: int = 0) -> Ref
                     frame["node_num"].to_numpy(dtype=np.int64)[rows].tolist(),
                     np.asarray(startup, dtype=float).tolist(), strict=True))
     ids = [str(v) for v in frame["job_id"].to_numpy(dtype=object)[rows]]
-    return ReferenceInput(job_id=ids, jobs=jobs)
+    return ReferenceInput(job_id=ids, jobs=jobs, rows=rows.tolist())
 
 
 def start_mismatches(ids: list[str], reference: list[float], acme_ids: list[str],
