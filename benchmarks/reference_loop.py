@@ -5,11 +5,13 @@ under the rules acmesim's ``fifo`` scheduler and ``consolidate`` placement follo
 start times are acmesim's *exactly* (``bench_scale.py`` checks every job) and its CPU time is
 the cost of the same work with no framework around it.
 
-Events: one arrival event per distinct submit time (the next one is pushed when it fires), one
-completion event per job, and one scheduling pass per timestamp, after every other event at
-that time (events are ordered by ``(time, kind, push order)`` with passes last). A pass starts
-queue heads in arrival order while they fit (strict head-of-line blocking). A job of duration
-zero ends at its start time after the pass, which then requests another pass at the same time.
+Events: one arrival event per distinct submit time, one completion event per job (a heap), and
+one scheduling pass per timestamp after every other event at that time. Completions at one time
+are applied in the order they were scheduled (they free nodes, and the order decides where a
+node goes in its bucket); arrivals and completions commute (one only queues jobs, the other
+only frees GPUs). A pass starts queue heads in arrival order while they fit (strict
+head-of-line blocking). A job of duration zero ends at its start time after the pass, which
+then runs again at the same time. Events are counted as acmesim counts them.
 
 Gang shape: a job takes ``nodes = max(node_num, ceil(gpus / gpus_per_node), 1)`` nodes; one node
 means ``gpus`` GPUs of one node, more means that many *whole* free nodes.
@@ -38,16 +40,15 @@ time arithmetic is done in the same order as acmesim's, so equal inputs give bit
 from __future__ import annotations
 
 import heapq
-from collections import deque
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
 RefJob = tuple[float, float, int, int, float]
 """One GPU job: ``(submit s, run s, GPUs, recorded nodes, start-up latency s)``."""
 
-ARRIVAL, COMPLETION, PASS = 0, 1, 2
-"""Event kinds, also their order at one time: passes come last; arrivals before completions
-changes nothing (an arrival only queues a job, a completion only frees GPUs)."""
+_NOWHERE: list[int] = []
+"""The nodes of a job that has not started."""
 
 
 class Replay(NamedTuple):
@@ -79,12 +80,6 @@ class _Cluster:
         """Lazy min-heaps of leaves by whole-free count (an entry is stale if the count moved)."""
         for leaf, members in enumerate(self.whole):
             self.by_count[len(members)].append(leaf)
-
-    def _leaf_changed(self, leaf: int) -> None:
-        """Note the new whole-free count of ``leaf`` in the count heaps."""
-        count = len(self.whole[leaf])
-        if count:
-            heapq.heappush(self.by_count[count], leaf)
 
     def _lowest_leaf_with(self, count: int) -> int | None:
         """The lowest-index leaf with exactly ``count`` whole free nodes, if any."""
@@ -149,7 +144,7 @@ class _Cluster:
 
     def allocate(self, nodes: list[int], gpus: int) -> None:
         """Take ``gpus`` GPUs on each of ``nodes`` (in that order)."""
-        free, buckets, full = self.free, self.buckets, self.full
+        free, buckets, full, whole = self.free, self.buckets, self.full, self.whole
         for node in nodes:
             before = free[node]
             del buckets[before][node]
@@ -157,13 +152,15 @@ class _Cluster:
             free[node] = before - gpus
             if before == full:
                 leaf = self.leaf_of[node]
-                del self.whole[leaf][node]
-                self._leaf_changed(leaf)
+                members = whole[leaf]
+                del members[node]
+                if members:
+                    heapq.heappush(self.by_count[len(members)], leaf)
         self.free_total -= gpus * len(nodes)
 
     def release(self, nodes: list[int], gpus: int) -> None:
         """Give back ``gpus`` GPUs on each of ``nodes`` (in that order)."""
-        free, buckets, full = self.free, self.buckets, self.full
+        free, buckets, full, whole = self.free, self.buckets, self.full, self.whole
         for node in nodes:
             before = free[node]
             after = before + gpus
@@ -172,8 +169,9 @@ class _Cluster:
             free[node] = after
             if after == full:
                 leaf = self.leaf_of[node]
-                self.whole[leaf][node] = None
-                self._leaf_changed(leaf)
+                members = whole[leaf]
+                members[node] = None
+                heapq.heappush(self.by_count[len(members)], leaf)
         self.free_total += gpus * len(nodes)
 
 
@@ -189,17 +187,16 @@ def _leaves_needed(count: int, ranked: list[tuple[int, int]]) -> int | None:
 
 def _shapes(jobs: Sequence[RefJob], nodes: int, per_node: int) -> tuple[list[int], list[int]]:
     """Nodes and GPUs per node of every job; a clear error for one that can never fit."""
-    needed, gpus_on_node = [], []
-    for row, (_, run, gpus, node_num, startup) in enumerate(jobs):
-        if gpus < 1 or run < 0 or startup < 0:
+    for row, (_, run, gpus, _, startup) in enumerate(jobs):
+        if gpus < 1 or not run >= 0 or not startup >= 0:
             raise ValueError(f"job {row}: needs gpus >= 1, run >= 0 and startup >= 0, got "
                              f"gpus={gpus}, run={run}, startup={startup}")
-        count = max(node_num, -(-gpus // per_node), 1)
-        if count > nodes:
-            raise ValueError(f"job {row}: needs {count} nodes, the cluster has {nodes}")
-        needed.append(count)
-        gpus_on_node.append(gpus if count == 1 else per_node)
-    return needed, gpus_on_node
+    needed = [max(node_num, -(-gpus // per_node), 1) for _, _, gpus, node_num, _ in jobs]
+    widest = max(needed, default=0)
+    if widest > nodes:
+        row = needed.index(widest)
+        raise ValueError(f"job {row}: needs {widest} nodes, the cluster has {nodes}")
+    return needed, [job[2] if n == 1 else per_node for job, n in zip(jobs, needed, strict=True)]
 
 
 def replay_fifo(jobs: Sequence[RefJob], nodes: int, gpus_per_node: int = 8, *,
@@ -214,62 +211,55 @@ def replay_fifo(jobs: Sequence[RefJob], nodes: int, gpus_per_node: int = 8, *,
     submit = [job[0] for job in jobs]
     order = sorted(range(count), key=submit.__getitem__)
     cluster = _Cluster(nodes, gpus_per_node, nodes_per_leaf, leaves_per_spine)
-    starts = [float("nan")] * count
-    placed: list[list[int]] = [[] for _ in range(count)]
-    queue: deque[int] = deque()
-    heap: list[tuple[float, int, int, int]] = []
-    seq = 0
-    cursor = 0
+    pick_node, pick_whole = cluster.pick_node, cluster.pick_whole
+    allocate, release = cluster.allocate, cluster.release
+    starts = [math.nan] * count
+    placed: list[list[int]] = [_NOWHERE] * count
+    heap: list[tuple[float, int]] = []
+    """Completions as ``(end time, queue position)``: FIFO starts jobs in queue order, so the
+    position is also the order the completions were scheduled in (acmesim's tie-break)."""
+    first = cursor = 0  # the pending queue is order[first:cursor]
     events = 0
-    pass_pending = False
     launcher_free = 0.0
     push, pop = heapq.heappush, heapq.heappop
-    if count:
-        push(heap, (submit[order[0]], ARRIVAL, seq, 0))
-        seq += 1
-    while heap:
-        now, kind, _, job = pop(heap)
-        events += 1
-        if kind == ARRIVAL:
-            end = cursor
-            while end < count and submit[order[end]] == now:
-                end += 1
-            if end < count:
-                push(heap, (submit[order[end]], ARRIVAL, seq, 0))
-                seq += 1
-            queue.extend(order[cursor:end])
-            cursor = end
-        elif kind == COMPLETION:
-            cluster.release(placed[job], per[job])
+    while True:
+        arrival = submit[order[cursor]] if cursor < count else math.inf
+        if heap and heap[0][0] <= arrival:
+            now = heap[0][0]
+        elif cursor < count:
+            now = arrival
         else:
-            pass_pending = False
-            while queue:
-                head = queue[0]
-                size = per[head]
-                if needed[head] * size > cluster.free_total:
-                    break
-                if needed[head] == 1:
-                    node = cluster.pick_node(size)
-                    chosen = None if node is None else [node]
-                else:
-                    chosen = cluster.pick_whole(needed[head])
-                if chosen is None:
-                    break
-                queue.popleft()
-                cluster.allocate(chosen, size)
-                placed[head] = chosen
-                wait = 0.0
-                if launch_interval > 0.0:
-                    begin = max(now, launcher_free)
-                    launcher_free = begin + launch_interval
-                    wait = begin - now
-                startup = wait + jobs[head][4]
-                starts[head] = now + startup
-                push(heap, (now + startup + jobs[head][1], COMPLETION, seq, head))
-                seq += 1
-            continue
-        if not pass_pending:
-            pass_pending = True
-            push(heap, (now, PASS, seq, 0))
-            seq += 1
+            break
+        while heap and heap[0][0] == now:
+            job = order[pop(heap)[1]]
+            release(placed[job], per[job])
+            events += 1
+        if arrival == now:
+            while cursor < count and submit[order[cursor]] == now:
+                cursor += 1
+            events += 1
+        events += 1  # the pass, after every event at this time
+        free = cluster.free_total
+        while first < cursor:
+            head = order[first]
+            size = per[head]
+            if needed[head] == 1:
+                node = pick_node(size) if size <= free else None
+                chosen = None if node is None else [node]
+            else:
+                chosen = pick_whole(needed[head]) if needed[head] * size <= free else None
+            if chosen is None:
+                break
+            allocate(chosen, size)
+            free = cluster.free_total
+            placed[head] = chosen
+            wait = 0.0
+            if launch_interval > 0.0:
+                begin = max(now, launcher_free)
+                launcher_free = begin + launch_interval
+                wait = begin - now
+            startup = wait + jobs[head][4]
+            starts[head] = now + startup
+            push(heap, (now + startup + jobs[head][1], first))
+            first += 1
     return Replay(starts, placed, events)
