@@ -144,8 +144,8 @@ def compare(acme_path: Path, ref_path: Path, ids: list[str]) -> list[str]:
     if len(differ):
         problems.append(f"START TIMES DIFFER for {len(differ):,} of {len(acme['rows']):,} jobs; "
                         f"first ones:")
-        problems += [f"  #{i} job {ids[ref['rows'][i]]!r}: reference {ref['starts'][i]!r} s, "
-                     f"acmesim {acme['starts'][i]!r} s" for i in differ[:10]]
+        problems += [f"  #{i} job {ids[ref['rows'][i]]!r}: reference {float(ref['starts'][i])!r} "
+                     f"s, acmesim {float(acme['starts'][i])!r} s" for i in differ[:10]]
     if not (np.array_equal(acme["offsets"], ref["offsets"])
             and np.array_equal(acme["nodes"], ref["nodes"])):
         problems.append("node assignments differ (start times alone cannot see the leaf and "
