@@ -1,12 +1,14 @@
 """A minimal ``heapq`` event loop: FIFO + consolidating placement, the speed limit of a replay.
 
-Written outside the package on purpose (it imports nothing but ``heapq``), it replays GPU jobs
+Written outside the package on purpose (it imports only ``heapq`` and ``math`` of the standard
+library, nothing of acmesim, SimPy, numpy or pandas), it replays GPU jobs
 under the rules acmesim's ``fifo`` scheduler and ``consolidate`` placement follow, so that its
 start times are acmesim's *exactly* (``bench_scale.py`` checks every job) and its CPU time is
 the cost of the same work with no framework around it.
 
-Events: one arrival event per distinct submit time, one completion event per job (a heap), and
-one scheduling pass per timestamp after every other event at that time. Completions at one time
+Events: one arrival event per distinct submit time (read off the jobs in submission order), one
+completion event per job (kept in a heap), and one scheduling pass per timestamp after every
+other event at that time. Completions at one time
 are applied in the order they were scheduled (they free nodes, and the order decides where a
 node goes in its bucket); arrivals and completions commute (one only queues jobs, the other
 only frees GPUs). A pass starts queue heads in arrival order while they fit (strict
