@@ -1,0 +1,276 @@
+"""Scaling: acmesim against a minimal heapq loop, 183 days of synthetic Seren at K x its size.
+
+For each scale K (``scale_trace.py``: K x Seren's nodes at Seren's load per GPU) the parent
+builds the trace once and stores it; then, each in a fresh process (so CPU time and peak RSS,
+``ru_maxrss``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
+(event loop plus result tables) and the reference loop (``reference_loop.py``; building its
+input is timed apart). Every job's start time must be bit-equal in both, and its nodes the same:
+on any difference the first differing jobs are printed and the exit status is 1.
+
+    python benchmarks/bench_scale.py [--scales 1 4 10] [--days 183] [--seed 1]
+        [--cache DIR] [--schedulers [NAME ...]] [--failures [--checkpoint young]]
+
+``--schedulers`` also times every registered scheduler (or the ones named) at each scale and
+prints its CPU ratio to FIFO (target: under 2x; ``eval_decoupled`` under 3x); ``--failures``
+times ``failure=acme checkpoint=<--checkpoint>(async) recovery=automatic`` against the
+failure-free FIFO replay (target: under 1.3x). CPU time is the measure (other processes on a
+shared machine inflate wall time); wall time is printed beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "acmesim-bench"
+TARGET_RATIO = 4.0
+"""Issue 15: acmesim within 4x of the reference loop's CPU."""
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (MB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _flat_nodes(nodes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Node lists as one int32 array plus offsets."""
+    sizes = np.fromiter((len(n) for n in nodes), dtype=np.int64, count=len(nodes))
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    flat = np.fromiter((node for group in nodes for node in group), dtype=np.int32,
+                       count=int(offsets[-1]))
+    return flat, offsets
+
+
+def child_acmesim(args: argparse.Namespace) -> dict:
+    """Time one acmesim replay of the stored trace; store its starts and nodes if asked."""
+    import pandas as pd
+    from reference_input import node_indices
+    from scale_trace import scaled_spec
+
+    try:
+        from acmesim import simulate
+    except ImportError:  # before the top-level API exists
+        from acmesim.engine import simulate
+
+    trace = pd.read_pickle(args.trace)
+    spec = scaled_spec(args.scale)
+    setup, injector = None, None
+    if args.failures:
+        from acmesim.config import Choice, ReplayConfig
+        from acmesim.faults import injector_for
+
+        injector = injector_for(ReplayConfig(
+            failure=Choice("acme"), checkpoint=Choice(args.checkpoint, {"mode": "async"}),
+            recovery=Choice("automatic")))
+        setup = injector.attach
+    rss_before = _peak_rss_mb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = simulate(trace, spec, args.scheduler, "consolidate", setup=setup)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    out = {"jobs": int(result.summary["simulated_jobs"]), "events": int(result.summary["events"]),
+           "cpu_s": cpu, "wall_s": wall, "loop_wall_s": result.summary["wall_time"],
+           "peak_rss_mb": _peak_rss_mb(), "rss_before_mb": rss_before,
+           "gpus": spec.total_gpus}
+    if injector is not None:
+        out["failures"] = int({**result.summary, **injector.summary_fields()}["failures"])
+    if args.out:
+        jobs = result.jobs
+        rows = pd.Index(trace["job_id"].astype(str)).get_indexer(jobs["job_id"])
+        flat, offsets = _flat_nodes([node_indices(n) for n in jobs["nodes"]])
+        np.savez(args.out, rows=rows, starts=jobs["start_time"].to_numpy(dtype=float),
+                 nodes=flat, offsets=offsets)
+    return out
+
+
+def child_reference(args: argparse.Namespace) -> dict:
+    """Time the reference loop on the stored trace; store its starts and nodes."""
+    import pandas as pd
+    from reference_input import reference_jobs
+    from reference_loop import replay_fifo
+    from scale_trace import scaled_spec
+
+    trace = pd.read_pickle(args.trace)
+    spec = scaled_spec(args.scale)
+    cpu = time.process_time()
+    given = reference_jobs(trace, spec)
+    input_cpu = time.process_time() - cpu
+    del trace
+    wall, cpu = time.perf_counter(), time.process_time()
+    replay = replay_fifo(given.jobs, spec.nodes, spec.gpus_per_node,
+                         nodes_per_leaf=spec.nodes_per_leaf,
+                         leaves_per_spine=spec.leaves_per_spine,
+                         launch_interval=spec.startup.launch_interval)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    out = {"jobs": len(given.jobs), "events": replay.events, "cpu_s": cpu, "wall_s": wall,
+           "input_cpu_s": input_cpu, "peak_rss_mb": _peak_rss_mb()}
+    flat, offsets = _flat_nodes(replay.nodes)
+    np.savez(args.out, rows=np.asarray(given.rows), starts=np.asarray(replay.starts),
+             nodes=flat, offsets=offsets)
+    return out
+
+
+def run_child(kind: str, trace: Path, scale: int, *extra: str) -> dict:
+    """Run one child process and return the JSON line it prints."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", kind,
+               "--trace", str(trace), "--scales", str(scale), *extra]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the {kind} run at scale {scale} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(acme_path: Path, ref_path: Path, ids: list[str]) -> list[str]:
+    """Problems found comparing the stored outputs (empty if starts and nodes are identical)."""
+    acme, ref = np.load(acme_path), np.load(ref_path)
+    if len(acme["rows"]) != len(ref["rows"]):
+        return [f"acmesim replayed {len(acme['rows']):,} GPU jobs, the reference "
+                f"{len(ref['rows']):,}"]
+    if not np.array_equal(acme["rows"], ref["rows"]):
+        first = int(np.flatnonzero(acme["rows"] != ref["rows"])[0])
+        return [f"the job order differs from position {first}: acmesim job "
+                f"{ids[acme['rows'][first]]!r}, reference {ids[ref['rows'][first]]!r}"]
+    problems = []
+    differ = np.flatnonzero(acme["starts"] != ref["starts"])
+    if len(differ):
+        problems.append(f"START TIMES DIFFER for {len(differ):,} of {len(acme['rows']):,} jobs; "
+                        f"first ones:")
+        problems += [f"  #{i} job {ids[ref['rows'][i]]!r}: reference {float(ref['starts'][i])!r} "
+                     f"s, acmesim {float(acme['starts'][i])!r} s" for i in differ[:10]]
+    if not (np.array_equal(acme["offsets"], ref["offsets"])
+            and np.array_equal(acme["nodes"], ref["nodes"])):
+        problems.append("node assignments differ (start times alone cannot see the leaf and "
+                        "spine rules)")
+    return problems
+
+
+def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
+    """Build the trace at ``scale``, run both sides and the options; one row of figures."""
+    from scale_trace import scaled_trace
+
+    trace = scaled_trace(scale, args.days, args.seed, args.cache)
+    ids = trace["job_id"].astype(str).tolist()
+    path = tmp / f"trace-x{scale}.pkl"
+    trace.to_pickle(path)
+    del trace
+    acme_out, ref_out = tmp / f"acme-x{scale}.npz", tmp / f"ref-x{scale}.npz"
+    row = {"scale": scale,
+           "acmesim": run_child("acmesim", path, scale, "--out", str(acme_out)),
+           "reference": run_child("reference", path, scale, "--out", str(ref_out))}
+    row["problems"] = compare(acme_out, ref_out, ids)
+    if row["acmesim"]["events"] != row["reference"]["events"]:
+        row["problems"].append(f"events differ: acmesim {row['acmesim']['events']:,}, "
+                               f"reference {row['reference']['events']:,}")
+    print(json.dumps({k: v for k, v in row.items() if k != "problems"}), flush=True)
+    for name in args.schedulers or ():
+        row.setdefault("schedulers", {})[name] = run_child("acmesim", path, scale,
+                                                           "--scheduler", name)
+        print(json.dumps({"scale": scale, name: row["schedulers"][name]}), flush=True)
+    if args.failures:
+        row["failures"] = run_child("acmesim", path, scale, "--failures",
+                                    "--checkpoint", args.checkpoint)
+        print(json.dumps({"scale": scale, "failures": row["failures"]}), flush=True)
+    path.unlink()
+    return row
+
+
+def print_table(rows: list[dict]) -> None:
+    """The main table: one line per scale."""
+    print(f"\nFIFO + consolidate, {rows[0]['days']:g} days of synthetic Seren "
+          f"(CPU s of simulate(); reference: the heapq loop alone)")
+    print(f"{'scale':>5} {'GPUs':>7} {'GPU jobs':>10} {'events':>11} {'acmesim CPU s':>13} "
+          f"{'wall s':>7} {'µs/event':>8} {'peak RSS MB':>11} {'ref CPU s':>9} "
+          f"{'ratio':>6} {'identical':>9}")
+    for row in rows:
+        acme, ref = row["acmesim"], row["reference"]
+        print(f"{row['scale']:>4}x {acme['gpus']:>7,} {acme['jobs']:>10,} {acme['events']:>11,} "
+              f"{acme['cpu_s']:>13.1f} {acme['wall_s']:>7.1f} "
+              f"{acme['cpu_s'] / acme['events'] * 1e6:>8.1f} {acme['peak_rss_mb']:>11,.0f} "
+              f"{ref['cpu_s']:>9.2f} {acme['cpu_s'] / ref['cpu_s']:>6.1f} "
+              f"{'yes' if not row['problems'] else 'NO':>9}")
+    for row in rows:
+        ref = row["reference"]
+        print(f"{row['scale']}x reference: wall {ref['wall_s']:.2f} s, peak RSS "
+              f"{ref['peak_rss_mb']:,.0f} MB, building its input {ref['input_cpu_s']:.1f} s CPU; "
+              f"acmesim loop wall {row['acmesim']['loop_wall_s']:.1f} s, RSS before simulate "
+              f"{row['acmesim']['rss_before_mb']:,.0f} MB")
+
+
+def print_options(rows: list[dict]) -> None:
+    """CPU ratios of the other schedulers and of failure injection to failure-free FIFO."""
+    for row in rows:
+        fifo = row["acmesim"]
+        for name, other in row.get("schedulers", {}).items():
+            target = 3.0 if name == "eval_decoupled" else 2.0
+            ratio = other["cpu_s"] / fifo["cpu_s"]
+            print(f"{row['scale']}x {name:<17} CPU {other['cpu_s']:7.1f} s (wall "
+                  f"{other['wall_s']:6.1f} s) = {ratio:5.2f}x FIFO, peak RSS "
+                  f"{other['peak_rss_mb']:,.0f} MB "
+                  f"({'ok' if ratio < target else 'OVER'} < {target:g}x)")
+        if "failures" in row:
+            faulty = row["failures"]
+            ratio = faulty["cpu_s"] / fifo["cpu_s"]
+            print(f"{row['scale']}x failures (acme, async checkpoints, automatic recovery): CPU "
+                  f"{faulty['cpu_s']:.1f} s (wall {faulty['wall_s']:.1f} s), "
+                  f"{faulty['failures']:,} interruptions, {faulty['events']:,} events = "
+                  f"{ratio:.2f}x failure-free ({'ok' if ratio < 1.3 else 'OVER'} < 1.3x)")
+
+
+def parse() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 4, 10])
+    parser.add_argument("--days", type=float, default=183.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help=f"where generated seeds are kept (default {DEFAULT_CACHE})")
+    parser.add_argument("--schedulers", nargs="*", default=None,
+                        help="also time these schedulers (none named: every registered one)")
+    parser.add_argument("--failures", action="store_true",
+                        help="also time failure injection with async checkpoints")
+    parser.add_argument("--checkpoint", default="young")
+    parser.add_argument("--child", choices=["acmesim", "reference"], help=argparse.SUPPRESS)
+    parser.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--scheduler", default="fifo", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Measure every scale, print the tables, exit 1 if any start time differs."""
+    args = parse()
+    sys.path.insert(0, str(HERE))
+    if args.child:
+        args.scale = args.scales[0]
+        run = child_acmesim if args.child == "acmesim" else child_reference
+        print(json.dumps(run(args)))
+        return
+    if args.schedulers == []:
+        from acmesim.policies.scheduling import SCHEDULERS
+
+        args.schedulers = [name for name in SCHEDULERS.names() if name != "fifo"]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for scale in args.scales:
+            rows.append({**measure_scale(scale, args, Path(tmp)), "days": args.days})
+    print_table(rows)
+    print_options(rows)
+    failed = [row for row in rows if row["problems"]]
+    for row in failed:
+        print(f"\n{row['scale']}x: the reference loop and acmesim DISAGREE:\n"
+              + "\n".join(row["problems"]), file=sys.stderr)
+    if failed:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
