@@ -69,8 +69,8 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
     frame = replay_frame(profile, jobs, rows, start_epoch)
     granted: dict[int, float] = {}
     replayed: list[Job] = []
-    result = simulate(frame, cluster_spec(profile.cluster), BASELINE_SCHEDULER,
-                      mode="scheduled", seed=seed,
+    cluster = cluster_spec(profile.cluster, profile.cluster_options)
+    result = simulate(frame, cluster, BASELINE_SCHEDULER, mode="scheduled", seed=seed,
                       setup=lambda sim: sim.arrival_hooks.append(replayed.append))
     for job in replayed:
         if job.preemptions:
@@ -101,10 +101,11 @@ def settle_on_nodes(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
     recorded mode and moves every late job to the start it got there (a feasible schedule on
     the engine's own nodes), until a round has no late job (``SETTLE_ROUNDS`` at most).
     """
+    cluster = cluster_spec(profile.cluster, profile.cluster_options)
     for _ in range(SETTLE_ROUNDS):
         frame = replay_frame(profile, jobs, rows, start_epoch)
         frame["start_time"] = pd.to_datetime(start_epoch + jobs.start[rows], unit="s", utc=True)
-        result = simulate(frame, cluster_spec(profile.cluster), "fifo", mode="recorded")
+        result = simulate(frame, cluster, "fifo", mode="recorded")
         sim = result.jobs
         late = (sim["start_time"] > sim["recorded_start_time"]).to_numpy()
         if not late.any():
