@@ -1,7 +1,11 @@
 """``acmesim synth``: write a calibrated synthetic trace in a cluster's exact published schema.
 
-Same arguments, same bytes: the trace depends only on the profile, the number of days and the
-seed. The model and every constant it uses are in ``acmesim/workload/synthetic/profiles.py``.
+Same arguments, same bytes: the trace depends only on the profile, the number of days, the
+seed, the scale and the starts. The model and every constant it uses are in
+``acmesim/workload/synthetic/profiles.py``; ``--scale K`` is the lab K times larger
+(``acmesim/workload/synthetic/scale.py``). An output ending in ``.parquet`` is the normalized
+job table as Parquet (``acmesim/workload/loaders/parquet.py``), which ``trace=file`` reads back
+exactly and much faster than a CSV.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from pathlib import Path
 from acmesim.core.atomic import check_output_path
 from acmesim.core.errors import ConfigError
 from acmesim.workload.formats import write_acme_csv
+from acmesim.workload.loaders.parquet import is_parquet, write_parquet
 from acmesim.workload.synthetic import generate_trace, get_profile, profile_names
+from acmesim.workload.synthetic.generate import STARTS
 from acmesim.workload.task_files import write_task_trace
 
 
@@ -22,12 +28,24 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acmesim synth",
         description="write a calibrated synthetic trace in a cluster's exact published schema",
-        epilog="example: acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv")
+        epilog="examples: acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv\n"
+               "          acmesim synth --profile seren --days 183 --scale 44 --starts packer "
+               "--out seren_x44.parquet",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", required=True,
                    help=f"workload profile: {', '.join(profile_names())}")
     p.add_argument("--days", type=float, required=True, help="length of the trace in days")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--out", type=Path, required=True, help="CSV file to write")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="K x the profile's nodes at the same load per GPU: K x the jobs, teams "
+                        "and users (K >= 1, K x nodes whole; default 1); replay it with "
+                        "cluster.scale=K")
+    p.add_argument("--starts", choices=STARTS, default="baseline",
+                   help="recorded starts: baseline (a replay under acme, calibrated; default) "
+                        "or packer (no replay: fast at large --scale, its own queueing)")
+    p.add_argument("--out", type=Path, required=True,
+                   help="file to write: the cluster's published CSV schema, or the normalized "
+                        "table as Parquet when it ends in .parquet")
     return p
 
 
@@ -38,13 +56,17 @@ def main(argv: list[str]) -> int:
     if args.seed < 0:
         raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")
     check_output_path(args.out)  # before generating: fail at once on a directory
-    jobs = generate_trace(profile.name, args.days, args.seed)
-    if "workload" in jobs.columns:  # task-DL and mixed traces keep their task columns
+    jobs = generate_trace(profile.name, args.days, args.seed, args.scale, args.starts)
+    if is_parquet(args.out):
+        write_parquet(jobs, args.out)
+    elif "workload" in jobs.columns:  # task-DL and mixed traces keep their task columns
         write_task_trace(jobs, args.out)
     else:
         write_acme_csv(jobs, args.out, profile.cluster)
     gpu = int((jobs["gpu_num"] > 0).sum())
+    scaled = f", scale {args.scale:g}" if args.scale != 1 else ""
+    written = "normalized Parquet" if is_parquet(args.out) else f"{profile.cluster} schema"
     print(f"wrote {args.out}: {len(jobs)} jobs ({gpu} GPU, {len(jobs) - gpu} CPU), "
-          f"{args.days:g} days of profile {profile.name} (seed {args.seed}), "
-          f"{profile.cluster} schema", file=sys.stdout)
+          f"{args.days:g} days of profile {profile.name} (seed {args.seed}{scaled}), "
+          f"{written}", file=sys.stdout)
     return 0
