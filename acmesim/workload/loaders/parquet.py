@@ -15,6 +15,7 @@ line 1), the number ``acmesim`` prints for CSV traces.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -43,12 +44,16 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
     return str(path).lower().endswith(SUFFIX)
 
 
-def write_parquet(jobs: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write the normalized table ``jobs`` to ``path`` as Parquet, atomically."""
+def write_parquet(jobs: pd.DataFrame, path: str | os.PathLike[str],
+                  metadata: Mapping[bytes, bytes] | None = None) -> None:
+    """Write the normalized table ``jobs`` to ``path`` as Parquet, atomically; ``metadata``
+    is added to the file's key-value metadata."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(jobs, preserve_index=False)
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     with atomic_open(path, "wb") as handle:
         pq.write_table(table, handle, compression="zstd")
 

@@ -98,12 +98,15 @@ class _Generator:
 
     def run(self) -> pd.DataFrame:
         """Generate GPU and CPU jobs, keep those submitted inside the window, build the table."""
-        gpu = self._gpu_jobs()
-        cpu = self.cpu_jobs()
-        jobs = JobArrays.concat([gpu, cpu])
-        jobs = jobs.take(np.flatnonzero((jobs.submit >= 0) & (jobs.submit < self.span)
-                                        & (jobs.start >= 0)))
+        parts = [self._in_window(self._gpu_jobs()), self._in_window(self.cpu_jobs())]
+        jobs = JobArrays.concat(parts)
+        del parts  # the window's jobs are held once from here on (memory at large scale)
         return build_table(self.p, jobs, self.start_epoch, self.streams)
+
+    def _in_window(self, jobs: JobArrays) -> JobArrays:
+        """The jobs submitted inside the window and started (the warm-up's are dropped)."""
+        return jobs.take(np.flatnonzero((jobs.submit >= 0) & (jobs.submit < self.span)
+                                        & (jobs.start >= 0)))
 
     # -- GPU jobs ----------------------------------------------------------------------------
 

@@ -62,28 +62,37 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
                 streams: RngStreams) -> pd.DataFrame:
     """The normalized job table (sorted by submission) of ``jobs``."""
     order = np.lexsort((np.arange(len(jobs.submit)), jobs.submit))
-    jobs = jobs.take(order)
-    n = len(jobs.submit)
+    identity = bool((order == np.arange(len(order))).all())
+
+    def column(name: str) -> np.ndarray:
+        """Field ``name`` in submission order (one field copied at a time, not every one)."""
+        values = getattr(jobs, name)
+        return values if identity else values[order]
+
+    n = len(order)
     type_names = np.array([t.name for t in profile.types] + [profile.cpu.job_type], dtype=object)
-    gpus = jobs.gpus
+    gpus = column("gpus")
     per_node = profile.gpus_per_node
     node_num = np.where(gpus > per_node, -(-gpus // per_node), 1)
-    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu, jobs.cpus)
+    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu, column("cpus"))
+    submit, start, end = column("submit"), column("start"), column("end")
     times = {name: pd.to_datetime(start_epoch + values, unit="s", utc=True).as_unit("ns")
-             for name, values in (("submit_time", jobs.submit), ("start_time", jobs.start),
-                                  ("end_time", jobs.end))}
+             for name, values in (("submit_time", submit), ("start_time", start),
+                                  ("end_time", end))}
+    seconds = {"run_time": (end - start).astype(np.float64),
+               "queue_time": (start - submit).astype(np.float64)}
+    del submit, start, end
     frame = pd.DataFrame({
         "job_id": job_ids(profile, n, streams.fresh("job_ids")),
-        "user": _text(user_names(profile, streams.fresh("user_names")), jobs.user),
-        "type": _text(type_names, jobs.type_code),
-        "state": _text(np.array(STATE_NAMES, dtype=object), jobs.state),
+        "user": _text(user_names(profile, streams.fresh("user_names")), column("user")),
+        "type": _text(type_names, column("type_code")),
+        "state": _text(np.array(STATE_NAMES, dtype=object), column("state")),
         **times,
-        "run_time": (jobs.end - jobs.start).astype(np.float64),
-        "queue_time": (jobs.start - jobs.submit).astype(np.float64),
+        **seconds,
         "gpu_num": gpus.astype(np.int64),
         "node_num": node_num.astype(np.int64),
         "cpu_num": cpus.astype(np.int64),
-    })
+    }, copy=False)
     for column in ("job_id", "user", "type", "state"):
         frame[column] = frame[column].astype(str)
     return _add_extras(profile, frame)
