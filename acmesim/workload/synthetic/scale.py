@@ -8,14 +8,20 @@ the four published arrival statistics to them is in docs/workload_arrivals.md, "
   batches, sessions, restart chains, CPU sweeps) come ``K`` times as often, with the same group
   sizes, GPU counts, run times and final-state model: every per-job and per-group statistic is
   the profile's, and the offered GPU time per GPU is unchanged (``K`` x the jobs on ``K`` x the
-  GPUs). Bigger batches instead (the same number of groups, ``K`` x their sizes) would change
-  the per-group statistics and make one storm of arrays ``K`` times larger.
+  GPUs). Bigger groups instead (the same number, ``K`` x their sizes) would change every
+  per-group statistic (batch sizes, session lengths, sessions spread over ``K`` x the time).
 - **K times the users, the same activity law.** The pool holds ``K`` x the users under the
   same Zipf exponent (``USER_ZIPF``). With an exponent above 1 the law's mass is concentrated
   on its first ranks whatever the pool's size: the heaviest accounts (evaluation and data
   pipelines shared by the whole lab) grow with the lab, so the top-5 share stays close to the
   published one (``zipf_shares(400 K, s)[:5]``: 63.7 % at K = 1, 60.7 % at K = 10, 59.9 % at
   K = 44). K separate labs, each with its own pipelines, would divide it by ``K`` instead.
+- **Lab-wide storms.** The storms (groups of at least ``array_min`` jobs: the CPU sweeps
+  submitted as one array, which set the busiest hour) are as many as the profile's, each ``K``
+  times larger (``arrivals.merge_storms`` merges the ``K``-fold storms ``K`` at a time, the job
+  count unchanged): a lab-wide sweep (a new data release, a campaign over every team's
+  checkpoints) covers the whole lab. Without it the median hour grows ``K``-fold and the
+  busiest hour does not (max/median 44 at K = 4, 21 at K = 10, against 272 published).
 - **One cluster, one set of quiet spells.** Cluster-wide lulls (maintenance, outages,
   holidays) are properties of the one cluster, so the spells are the profile's (the same
   stream, the same draws).
@@ -26,15 +32,13 @@ the four published arrival statistics to them is in docs/workload_arrivals.md, "
   nodes, the same switch sizes, so ``K`` x the leaf and spine switches up to the last
   partly filled one; ``acmesim.model.presets.scaled_options``).
 
-What follows for the arrival statistics of the whole trace (measured in the docs): the top-5
-share and, through the warm-up and window volumes, every rate hold; the inter-arrival CV grows
-about as ``sqrt(K)`` (the same long silent gaps, ``K`` x as many short ones between them); the
-same-second share grows with the rate (more coincidences; at K = 44 more than 36 M jobs in
-15.8 M seconds force it above 56 % whatever the process); the busiest hour over the median
-hour falls (the median hour grows ``K``-fold, the largest array does not). Those three are
-properties of the submission *rate*, not of the lab's habits: a ``K``-times larger lab on one
-cluster cannot keep them, and ``acmesim characterize`` reports them against the published
-values as it does at K = 1.
+What follows for the four published arrival statistics of the whole trace (measured at
+K = 1, 4, 10 and their sensitivity to these choices: docs/workload_arrivals.md, "At scale"):
+the top-5 share, the inter-arrival CV (the same long silent gaps, partly filled by the ``K``
+times as many sessions and restart chains under way) and the busiest hour over the median
+hour (the lab-wide storms) hold; the same-second share grows with the rate, as unrelated
+submissions share a second more often, and no process can keep it at large K (at K = 44 the
+36 M jobs of 183 days in 15.8 M seconds force at least 56 %).
 
 K must be at least 1 and give a whole number of nodes (``K x nodes``), e.g. 1.5 for Seren's
 286 nodes (429); anything else is refused with the nearest valid values.
