@@ -130,3 +130,25 @@ def test_a_scaled_trace_with_baseline_starts_replays_exactly_on_the_scaled_clust
     assert len(result) == len(gpu)
     pd.testing.assert_series_equal(result["start_time"], result["recorded_start_time"],
                                    check_names=False)
+
+
+def test_characterize_compares_a_scaled_trace_with_k_times_the_published_rates(week, tmp_path,
+                                                                             capsys):
+    import json
+
+    from acmesim.cli import main
+    from acmesim.workload.loaders.parquet import write_parquet
+
+    path = tmp_path / "x2.parquet"
+    write_parquet(week[2], path)  # a whole week: the weekly rhythm averages out
+
+    def rate_rows(*extra: str) -> dict[str, bool]:
+        assert main(["characterize", str(path), "--profile", "seren", "--json", *extra]) == 0
+        rows = json.loads(capsys.readouterr().out)["comparison"]
+        return {r["metric"]: r["passed"] for r in rows if r["group"] == "load"
+                and r["metric"].endswith("per day")}
+
+    assert rate_rows("--scale", "2") == {"GPU jobs per day": True, "CPU jobs per day": True}
+    assert rate_rows() == {"GPU jobs per day": False, "CPU jobs per day": False}
+    assert main(["characterize", str(path), "--profile", "taskdl", "--scale", "2"]) == 1
+    assert "--scale applies to the Acme profiles" in capsys.readouterr().err
