@@ -99,9 +99,9 @@ class _Generator:
     def run(self) -> pd.DataFrame:
         """Generate GPU and CPU jobs, keep those submitted inside the window, build the table."""
         parts = [self._in_window(self._gpu_jobs()), self._in_window(self.cpu_jobs())]
-        jobs = JobArrays.concat(parts)
-        del parts  # the window's jobs are held once from here on (memory at large scale)
-        return build_table(self.p, jobs, self.start_epoch, self.streams)
+        jobs = JobArrays.concat(parts, consume=True)  # held once from here on (memory at scale)
+        del parts
+        return build_table(self.p, jobs, self.start_epoch, self.streams, consume=True)
 
     def _in_window(self, jobs: JobArrays) -> JobArrays:
         """The jobs submitted inside the window and started (the warm-up's are dropped)."""

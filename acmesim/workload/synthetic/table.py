@@ -35,20 +35,30 @@ class JobArrays:
     cpus: np.ndarray | None = None
 
     @classmethod
-    def concat(cls, parts: list[JobArrays]) -> JobArrays:
-        """Stack several job sets (successor indices are shifted to stay valid)."""
-        offset, fields = 0, {f.name: [] for f in dataclasses.fields(cls)}
-        for part in parts:
-            n = len(part.gpus)
-            cpus = part.cpus if part.cpus is not None else np.full(n, -1, dtype=np.int64)
-            for name in fields:
-                value = cpus if name == "cpus" else getattr(part, name)
-                if name == "successor":
+    def concat(cls, parts: list[JobArrays], consume: bool = False) -> JobArrays:
+        """Stack several job sets (successor indices are shifted to stay valid).
+
+        ``consume``: release each part's array once it is stacked (the parts' fields become
+        ``None``), so the parts and the result are never held whole side by side.
+        """
+        sizes = [len(part.gpus) for part in parts]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64).tolist()
+        fields = {}
+        for field in dataclasses.fields(cls):
+            values = []
+            for part, n, offset in zip(parts, sizes, offsets, strict=True):
+                value = getattr(part, field.name)
+                if field.name == "cpus" and value is None:
+                    value = np.full(n, -1, dtype=np.int64)
+                if field.name == "successor":
                     value = np.where(value >= 0, value + offset, -1)
-                fields[name].append(value)
-            offset += n
-        return cls(**{name: np.concatenate(values) if values else np.zeros(0, np.int64)
-                      for name, values in fields.items()})
+                values.append(value)
+            fields[field.name] = np.concatenate(values) if values else np.zeros(0, np.int64)
+            if consume:
+                del values
+                for part in parts:
+                    setattr(part, field.name, None)
+        return cls(**fields)
 
     def take(self, index: np.ndarray) -> JobArrays:
         """The jobs at ``index`` (successor links are dropped: they are no longer needed)."""
@@ -58,15 +68,29 @@ class JobArrays:
         return JobArrays(**values)
 
 
+TABLE_FIELDS = ("type_code", "gpus", "submit", "state", "user", "start", "end", "cpus")
+"""The ``JobArrays`` fields the table is built from."""
+
+
 def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
-                streams: RngStreams) -> pd.DataFrame:
-    """The normalized job table (sorted by submission) of ``jobs``."""
+                streams: RngStreams, consume: bool = False) -> pd.DataFrame:
+    """The normalized job table (sorted by submission) of ``jobs``.
+
+    ``consume``: release each array of ``jobs`` once its column is built (the fields become
+    ``None``; at tens of millions of jobs the arrays and the table do not fit side by side).
+    """
     order = np.lexsort((np.arange(len(jobs.submit)), jobs.submit))
     identity = bool((order == np.arange(len(order))).all())
+    if consume:
+        for field in dataclasses.fields(jobs):
+            if field.name not in TABLE_FIELDS:
+                setattr(jobs, field.name, None)
 
     def column(name: str) -> np.ndarray:
         """Field ``name`` in submission order (one field copied at a time, not every one)."""
         values = getattr(jobs, name)
+        if consume:
+            setattr(jobs, name, None)
         return values if identity else values[order]
 
     n = len(order)
@@ -89,9 +113,9 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
         "state": _text(np.array(STATE_NAMES, dtype=object), column("state")),
         **times,
         **seconds,
-        "gpu_num": gpus.astype(np.int64),
-        "node_num": node_num.astype(np.int64),
-        "cpu_num": cpus.astype(np.int64),
+        "gpu_num": gpus.astype(np.int64, copy=False),
+        "node_num": node_num.astype(np.int64, copy=False),
+        "cpu_num": cpus.astype(np.int64, copy=False),
     }, copy=False)
     for column in ("job_id", "user", "type", "state"):
         frame[column] = frame[column].astype(str)
