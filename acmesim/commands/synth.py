@@ -27,7 +27,8 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of ``acmesim synth``."""
     p = argparse.ArgumentParser(
         prog="acmesim synth",
-        description="write a calibrated synthetic trace in a cluster's exact published schema",
+        description="write a calibrated synthetic trace in a cluster's exact published schema "
+                    "(or as a normalized Parquet table)",
         epilog="examples: acmesim synth --profile seren --days 30 --seed 1 --out seren30.csv\n"
                "          acmesim synth --profile seren --days 183 --scale 44 --starts packer "
                "--out seren_x44.parquet",

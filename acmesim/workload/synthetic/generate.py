@@ -6,6 +6,10 @@ times from the node-level packer (restart chains resubmitted after each end), st
 a replay under the calibrated baseline ``acme`` (``baseline.py``), CPU-only jobs, then users and
 job ids. Jobs submitted during a warm-up before the window occupy the cluster but are
 not part of the output, so the window starts on a busy cluster.
+
+``scale=K`` generates for ``K`` x the profile's cluster at the same load per GPU (the profile
+scaled by ``scale.scale_profile``: rates, users, quotas, lab-wide storms); ``starts="packer"``
+keeps the packer's start times instead of the baseline replay's (fast at large ``K``).
 """
 
 from __future__ import annotations
