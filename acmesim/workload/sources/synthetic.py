@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pandas as pd
 
@@ -40,7 +41,7 @@ class SyntheticTrace:
                         config.starts)  # fail before anything runs
         self.config = config
 
-    def generator_options(self) -> dict[str, object]:
+    def generator_options(self) -> dict[str, Any]:
         """Every option the generated table depends on (the cache key's options)."""
         c = self.config
         return {"profile": c.profile, "days": float(c.days), "seed": int(c.seed),

@@ -86,7 +86,7 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
             if field.name not in TABLE_FIELDS:
                 setattr(jobs, field.name, None)
 
-    def column(name: str) -> np.ndarray:
+    def sorted_field(name: str) -> np.ndarray:
         """Field ``name`` in submission order (one field copied at a time, not every one)."""
         values = getattr(jobs, name)
         if consume:
@@ -95,11 +95,11 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
 
     n = len(order)
     type_names = np.array([t.name for t in profile.types] + [profile.cpu.job_type], dtype=object)
-    gpus = column("gpus")
+    gpus = sorted_field("gpus")
     per_node = profile.gpus_per_node
     node_num = np.where(gpus > per_node, -(-gpus // per_node), 1)
-    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu, column("cpus"))
-    submit, start, end = column("submit"), column("start"), column("end")
+    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu, sorted_field("cpus"))
+    submit, start, end = sorted_field("submit"), sorted_field("start"), sorted_field("end")
     times = {name: pd.to_datetime(start_epoch + values, unit="s", utc=True).as_unit("ns")
              for name, values in (("submit_time", submit), ("start_time", start),
                                   ("end_time", end))}
@@ -108,9 +108,9 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
     del submit, start, end
     frame = pd.DataFrame({
         "job_id": job_ids(profile, n, streams.fresh("job_ids")),
-        "user": _text(user_names(profile, streams.fresh("user_names")), column("user")),
-        "type": _text(type_names, column("type_code")),
-        "state": _text(np.array(STATE_NAMES, dtype=object), column("state")),
+        "user": _text(user_names(profile, streams.fresh("user_names")), sorted_field("user")),
+        "type": _text(type_names, sorted_field("type_code")),
+        "state": _text(np.array(STATE_NAMES, dtype=object), sorted_field("state")),
         **times,
         **seconds,
         "gpu_num": gpus.astype(np.int64, copy=False),
