@@ -152,3 +152,26 @@ def test_characterize_compares_a_scaled_trace_with_k_times_the_published_rates(w
     assert rate_rows() == {"GPU jobs per day": False, "CPU jobs per day": False}
     assert main(["characterize", str(path), "--profile", "taskdl", "--scale", "2"]) == 1
     assert "--scale applies to the Acme profiles" in capsys.readouterr().err
+
+
+def test_consuming_concat_and_table_give_the_same_result_and_release_the_arrays():
+    import dataclasses
+
+    from acmesim.core.rng import RngStreams
+    from acmesim.workload.synthetic.generate import _Generator
+    from acmesim.workload.synthetic.table import JobArrays, build_table
+
+    gen = _Generator(get_profile("seren"), 0.5, 3, "packer")
+    parts = [gen._in_window(gen._gpu_jobs()), gen._in_window(gen.cpu_jobs())]
+    copies = [JobArrays(**{f.name: getattr(p, f.name) for f in dataclasses.fields(p)})
+              for p in parts]
+    kept = JobArrays.concat(copies)
+    consumed = JobArrays.concat(parts, consume=True)
+    assert all(getattr(p, f.name) is None for p in parts for f in dataclasses.fields(p))
+    for field in dataclasses.fields(kept):
+        assert np.array_equal(getattr(kept, field.name), getattr(consumed, field.name))
+    expected = build_table(gen.p, kept, gen.start_epoch, RngStreams(3))
+    table = build_table(gen.p, consumed, gen.start_epoch, RngStreams(3), consume=True)
+    pd.testing.assert_frame_equal(table, expected)
+    assert all(getattr(consumed, f.name) is None for f in dataclasses.fields(consumed))
+    assert kept.submit is not None  # without consume nothing is released
