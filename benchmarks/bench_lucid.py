@@ -75,8 +75,8 @@ def simulation_dir(path: Path) -> Path:
 
 def child(args: argparse.Namespace) -> None:
     """Replay the stored table with acmesim; print figures and store the queue delays."""
-    from acmesim.engine import simulate
-    from acmesim.model import ClusterSpec
+    from acmesim.cluster import ClusterSpec
+    from acmesim.run import simulate
 
     table = pd.read_pickle(args.child)
     spec = ClusterSpec(name="lucid", nodes=args.nodes)

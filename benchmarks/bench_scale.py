@@ -60,13 +60,13 @@ def child_acmesim(args: argparse.Namespace) -> dict:
     try:
         from acmesim import simulate
     except ImportError:  # before the top-level API exists
-        from acmesim.engine import simulate
+        from acmesim.run import simulate
 
     trace = pd.read_pickle(args.trace)
     spec = scaled_spec(args.scale)
     setup, injector = None, None
     if args.failures:
-        from acmesim.config import Choice, ReplayConfig
+        from acmesim.core.config import Choice, ReplayConfig
         from acmesim.faults import injector_for
 
         injector = injector_for(ReplayConfig(

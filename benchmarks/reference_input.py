@@ -16,8 +16,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from acmesim.cluster import ClusterSpec
 from acmesim.core.rng import RngStreams
-from acmesim.model import ClusterSpec
 
 
 @dataclasses.dataclass

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from acmesim.model import CLUSTERS, ClusterSpec, cluster_spec
-from acmesim.workload.synthetic import generate_trace
+from acmesim.cluster import CLUSTERS, ClusterSpec, cluster_spec
+from acmesim.synth import generate_trace
 
 PROFILE = "seren"
 

@@ -80,7 +80,8 @@ def test_synthetic_trace_options(standins):
     assert replay("trace=synthetic", "trace.profile=kalos", "trace.days=30", "trace.seed=1",
                   "hydra.run.dir=out") == 0
     assert standins[0][0].trace == Choice("synthetic", {"profile": "kalos", "days": 30.0,
-                                                        "seed": 1})
+                                                        "seed": 1, "scale": 1.0,
+                                                        "starts": "baseline", "cache": "auto"})
 
 
 BAD = [

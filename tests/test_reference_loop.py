@@ -16,9 +16,9 @@ from factories import cluster, frame, job
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.engine import simulate
-from acmesim.model import ClusterSpec, cluster_spec
-from acmesim.workload.synthetic import generate_trace
+from acmesim.cluster import ClusterSpec, cluster_spec
+from acmesim.run import simulate
+from acmesim.synth import generate_trace
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 

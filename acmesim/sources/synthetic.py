@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pandas as pd
 
@@ -15,7 +16,7 @@ class SyntheticTrace:
 
     @dataclasses.dataclass(frozen=True)
     class Config:
-        """Which cluster profile, how many days, which seed."""
+        """Which cluster profile, how many days, which seed, at which scale; where to cache it."""
 
         profile: str = "seren"
         """Calibrated profile to generate: seren, kalos, taskdl, taskdl_philly, mix."""
@@ -23,17 +24,40 @@ class SyntheticTrace:
         """Days of submissions to generate."""
         seed: int = 0
         """Seed of the generator (independent of the replay's seed)."""
+        scale: float = 1.0
+        """K x the profile's nodes at the same load per GPU: K x the jobs, teams and users
+        (K >= 1, K x nodes whole; replay with cluster.scale=K; seren and kalos only)."""
+        starts: str = "baseline"
+        """Recorded starts: baseline (a replay under acme, calibrated) or packer (no replay:
+        fast at large scale, the packer's own queueing)."""
+        cache: str = "auto"
+        """Where generated traces are kept for reuse by later runs and sweeps: auto
+        ($ACMESIM_CACHE_DIR, else ~/.cache/acmesim/traces), none (off), or a directory."""
 
     def __init__(self, config: Config) -> None:
         from acmesim.synth.generate import check_arguments
 
-        check_arguments(config.profile, config.days, config.seed)  # fail before anything runs
+        check_arguments(config.profile, config.days, config.seed, config.scale,
+                        config.starts)  # fail before anything runs
         self.config = config
 
+    def generator_options(self) -> dict[str, Any]:
+        """Every option the generated table depends on (the cache key's options)."""
+        c = self.config
+        return {"profile": c.profile, "days": float(c.days), "seed": int(c.seed),
+                "scale": float(c.scale), "starts": c.starts}
+
     def load(self) -> pd.DataFrame:
-        """The generated jobs as a normalized job table, with per-job ``gpu_util``."""
-        from acmesim.synth import generate_trace
+        """The generated jobs as a normalized job table, with per-job ``gpu_util``.
+
+        Read from the trace cache when an earlier run generated the same trace
+        (``acmesim/synth/cache.py``), else generated and cached.
+        """
+        from acmesim import synth
+        from acmesim.synth.cache import cache_dir, cached_trace
         from acmesim.trace.gpu_util import with_gpu_util
 
-        jobs = generate_trace(self.config.profile, self.config.days, self.config.seed)
+        options = self.generator_options()
+        jobs = cached_trace(options, lambda: synth.generate_trace(**options),
+                            cache_dir(self.config.cache))
         return with_gpu_util(jobs, self.config.seed)  # kept where the profile sets it

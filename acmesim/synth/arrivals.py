@@ -141,6 +141,30 @@ def sizes_for_jobs(rng: np.random.Generator, model: GroupModel, jobs: int) -> np
     return rng.permutation(sizes)
 
 
+def merge_storms(sizes: np.ndarray, threshold: int, factor: float) -> np.ndarray:
+    """``sizes`` with its storms (groups of ``threshold`` jobs or more) merged ``factor`` at a time.
+
+    A lab ``factor`` times larger draws ``factor`` x the groups; its storms (the array jobs
+    that set the busiest hour) are lab-wide, so it has as many as the profile's, each
+    ``factor`` x larger (``scale.py``). The storms are ranked by size and cut into
+    ``round(n / factor)`` consecutive runs, each summed into one group at the position of its
+    largest member; the other groups and the total number of jobs are unchanged.
+    """
+    storm = np.flatnonzero(sizes >= threshold)
+    if factor <= 1.0 or threshold <= 0 or len(storm) < 2:
+        return sizes
+    order = storm[np.argsort(-sizes[storm], kind="stable")]
+    runs = max(int(round(len(order) / factor)), 1)
+    run_of = (np.arange(len(order)) * runs) // len(order)
+    merged = np.bincount(run_of, weights=sizes[order], minlength=runs).astype(np.int64)
+    firsts = order[np.flatnonzero(np.diff(np.concatenate([[-1], run_of])))]
+    out = sizes.copy()
+    out[firsts] = merged
+    keep = np.ones(len(sizes), dtype=bool)
+    keep[np.setdiff1d(storm, firsts)] = False
+    return out[keep]
+
+
 def group_sizes(rng: np.random.Generator, model: GroupModel, n: int) -> np.ndarray:
     """Numbers of jobs in ``n`` groups (rounded lognormal, 1 to ``size_max``)."""
     return discrete_lognormal(rng, model.size_median, model.size_sigma, n, 1, model.size_max)

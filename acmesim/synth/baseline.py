@@ -70,8 +70,9 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
     frame = replay_frame(profile, jobs, rows, start_epoch)
     granted: dict[int, float] = {}
     replayed: list[Job] = []
-    sim = replay_jobs(frame, cluster_spec(profile.cluster), BASELINE_SCHEDULER,
-                      mode="scheduled", seed=seed, on_arrival=replayed.append)
+    cluster = cluster_spec(profile.cluster, profile.cluster_options)
+    sim = replay_jobs(frame, cluster, BASELINE_SCHEDULER, mode="scheduled", seed=seed,
+                      on_arrival=replayed.append)
     for job in replayed:
         if job.preemptions:
             granted[int(job.job_id)] = job.last_start - job.submit_time
@@ -100,10 +101,11 @@ def settle_on_nodes(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
     recorded mode and moves every late job to the start it got there (a feasible schedule on
     the engine's own nodes), until a round has no late job (``SETTLE_ROUNDS`` at most).
     """
+    cluster = cluster_spec(profile.cluster, profile.cluster_options)
     for _ in range(SETTLE_ROUNDS):
         frame = replay_frame(profile, jobs, rows, start_epoch)
         frame["start_time"] = pd.to_datetime(start_epoch + jobs.start[rows], unit="s", utc=True)
-        sim = replay_jobs(frame, cluster_spec(profile.cluster), "fifo", mode="recorded")
+        sim = replay_jobs(frame, cluster, "fifo", mode="recorded")
         late = (sim["start_time"] > sim["recorded_start_time"]).to_numpy()
         if not late.any():
             return jobs

@@ -6,6 +6,10 @@ times from the node-level packer (restart chains resubmitted after each end), st
 a replay under the calibrated baseline ``acme`` (``baseline.py``), CPU-only jobs, then users and
 job ids. Jobs submitted during a warm-up before the window occupy the cluster but are
 not part of the output, so the window starts on a busy cluster.
+
+``scale=K`` generates for ``K`` x the profile's cluster at the same load per GPU (the profile
+scaled by ``scale.scale_profile``: rates, users, quotas, lab-wide storms); ``starts="packer"``
+keeps the packer's start times instead of the baseline replay's (fast at large ``K``).
 """
 
 from __future__ import annotations
@@ -26,38 +30,67 @@ from acmesim.synth.jobs import (
     draw_sizes,
 )
 from acmesim.synth.packer import PackerSettings, pack
-from acmesim.synth.profiles import GroupModel, WorkloadProfile, get_profile
+from acmesim.synth.profiles import (
+    KALOS,
+    SEREN,
+    GroupModel,
+    WorkloadProfile,
+    get_profile,
+)
+from acmesim.synth.scale import scale_profile
 from acmesim.synth.table import JobArrays, build_table
 
 MAX_DAYS = 3660.0
 """Longest span accepted (ten years), a guard against typos."""
+ACME_PROFILES = (SEREN.name, KALOS.name)
+"""The profiles of this module's job model (the others bring their own ``make_generator``)."""
 
 
-def check_arguments(profile: str, days: float, seed: int) -> WorkloadProfile:
-    """The profile named ``profile``, once ``days`` and ``seed`` are valid; else ``ConfigError``."""
+STARTS = ("baseline", "packer")
+"""How recorded starts are made: ``baseline`` (a replay under ``acme``, the calibrated default)
+or ``packer`` (the node-level packer's own starts: no replay, for large what-ifs where the
+replay would dominate the generation; its queueing is the packer's, not the baseline's)."""
+
+
+def check_arguments(profile: str, days: float, seed: int, scale: float = 1.0,
+                    starts: str = "baseline") -> WorkloadProfile:
+    """The profile named ``profile`` scaled ``scale`` x, once every argument is valid; else
+    ``ConfigError`` (``scale.scale_profile`` says which scales are valid)."""
     chosen = get_profile(profile)
     if not 0 < float(days) <= MAX_DAYS:
         raise ConfigError(f"days must be in (0, {MAX_DAYS:g}], got {days!r}")
     if int(seed) < 0 or int(seed) != seed:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    return chosen
+    if starts not in STARTS:
+        raise ConfigError(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
+    if getattr(chosen, "make_generator", None) is not None:  # profiles with their own model
+        if scale != 1 or starts != "baseline":
+            raise ConfigError(f"profile {profile!r} has its own job model: it takes neither "
+                              f"scale nor starts (scale {scale!r}, starts {starts!r} given); "
+                              f"they apply to the Acme profiles ({', '.join(ACME_PROFILES)})")
+        return chosen
+    return scale_profile(chosen, scale)
 
 
-def generate_trace(profile: str, days: float, seed: int) -> pd.DataFrame:
-    """A normalized job table of ``days`` days of cluster ``profile``'s workload (see module)."""
-    chosen = check_arguments(profile, days, seed)
+def generate_trace(profile: str, days: float, seed: int, scale: float = 1.0,
+                   starts: str = "baseline") -> pd.DataFrame:
+    """A normalized job table of ``days`` days of cluster ``profile``'s workload (see module),
+    for ``scale`` x its cluster at the same load per GPU (``scale.py``)."""
+    chosen = check_arguments(profile, days, seed, scale, starts)
     make = getattr(chosen, "make_generator", None)  # profiles with their own job model
     if make is not None:
         return make(float(days), int(seed)).run()
-    return _Generator(chosen, float(days), int(seed)).run()
+    return _Generator(chosen, float(days), int(seed), starts).run()
 
 
 class _Generator:
     """One generation run: the profile, the window and the random streams."""
 
-    def __init__(self, profile: WorkloadProfile, days: float, seed: int) -> None:
+    def __init__(self, profile: WorkloadProfile, days: float, seed: int,
+                 starts: str = "baseline") -> None:
         self.p = profile
         self.seed = seed
+        self.starts = starts
         self.streams = RngStreams(seed)
         self.span = int(round(days * arrivals.SECONDS_PER_DAY))
         self.start_epoch = int(pd.Timestamp(profile.start).timestamp())
@@ -69,12 +102,15 @@ class _Generator:
 
     def run(self) -> pd.DataFrame:
         """Generate GPU and CPU jobs, keep those submitted inside the window, build the table."""
-        gpu = self._gpu_jobs()
-        cpu = self.cpu_jobs()
-        jobs = JobArrays.concat([gpu, cpu])
-        jobs = jobs.take(np.flatnonzero((jobs.submit >= 0) & (jobs.submit < self.span)
+        parts = [self._in_window(self._gpu_jobs()), self._in_window(self.cpu_jobs())]
+        jobs = JobArrays.concat(parts, consume=True)  # held once from here on (memory at scale)
+        del parts
+        return build_table(self.p, jobs, self.start_epoch, self.streams, consume=True)
+
+    def _in_window(self, jobs: JobArrays) -> JobArrays:
+        """The jobs submitted inside the window and started (the warm-up's are dropped)."""
+        return jobs.take(np.flatnonzero((jobs.submit >= 0) & (jobs.submit < self.span)
                                         & (jobs.start >= 0)))
-        return build_table(self.p, jobs, self.start_epoch, self.streams)
 
     # -- GPU jobs ----------------------------------------------------------------------------
 
@@ -102,6 +138,8 @@ class _Generator:
         packed = pack(settings, jobs.submit, latency, jobs.work, jobs.gpus, jobs.klass,
                       jobs.successor, jobs.gap, self.span, deferred)
         jobs.submit, jobs.start, jobs.end = packed.submit, packed.start, packed.end
+        if self.starts == "packer":
+            return jobs
         return baseline_starts(self.p, jobs, self.seed, self.start_epoch, self.span)
 
     def _type_jobs(self, index: int) -> JobArrays:
@@ -154,6 +192,7 @@ class _Generator:
             jobs = arrivals.expected_arrivals(self.p, self.start_epoch, jobs_per_day, a, b,
                                               model.diurnal)
             part_sizes = arrivals.sizes_for_jobs(sizes_rng, model, jobs)
+            part_sizes = arrivals.merge_storms(part_sizes, model.array_min, self.p.scale)
             times.append(arrivals.group_times(times_rng, self.p, self.start_epoch, 0.0, a, b,
                                               model.diurnal, self.quiet, len(part_sizes)))
             sizes.append(part_sizes)

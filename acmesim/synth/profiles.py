@@ -180,6 +180,9 @@ class WorkloadProfile:
     extra_columns: Mapping[str, object] = dataclasses.field(default_factory=dict)
     quiet: QuietModel = QuietModel()
     """Cluster-wide quiet spells of the submission process (default: none)."""
+    scale: float = 1.0
+    """The profile's cluster is sized ``scale`` x (``scale.scale_profile`` sets it with the
+    rates, users and targets it scales; 1: the published cluster)."""
 
     @property
     def nodes(self) -> int:
@@ -190,6 +193,11 @@ class WorkloadProfile:
     def gpus_per_node(self) -> int:
         """GPUs per node of the profile's cluster."""
         return self.targets.gpus_per_node
+
+    @property
+    def cluster_options(self) -> dict[str, float] | None:
+        """Options of the cluster preset the profile runs on (its scale, when not 1)."""
+        return {"scale": self.scale} if self.scale != 1 else None
 
     def type_share(self, name: str) -> float:
         """Published share of GPU jobs of type ``name`` (normalized over the modelled types)."""

@@ -47,6 +47,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("trace", type=Path, help="trace file (Acme, Philly, Helios, PAI CSV)")
     p.add_argument("--profile", choices=profile_names(),
                    help="compare with this cluster's (or prior trace's) published statistics")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="the trace is --scale K of the profile (acmesim synth --scale K): its "
+                        "job counts, GPU time and cluster are compared with K x the published "
+                        "ones (seren, kalos; default 1)")
     p.add_argument("--format", default="auto", help="trace format (default: detect)")
     p.add_argument("--duration", choices=DURATION_CHOICES, default="auto",
                    help="run time = end - start or end - submit; auto: as the cluster's "
@@ -71,7 +75,7 @@ def main(argv: list[str]) -> int:
     if not (jobs["gpu_num"] > 0).any():
         raise AcmesimError(f"{args.trace}: the trace has no GPU jobs to characterize")
     stats = characterize(jobs, duration_origin=origin)
-    rows = profile_comparison(stats, args.profile, jobs) if args.profile else []
+    rows = _comparison(stats, args.profile, args.scale, jobs) if args.profile else []
     figures = draw_figures(jobs, args.plot, origin) if args.plot is not None else []
     if args.json:
         result = to_json(args.trace, file_format, stats, rows, args.profile)
@@ -84,6 +88,20 @@ def main(argv: list[str]) -> int:
             print("figures written:", *figures, sep="\n")
     failed = comparison_summary(rows)["failed"] if rows else 0
     return 1 if args.strict and failed else 0
+
+
+def _comparison(stats: dict[str, Any], profile: str, scale: float, jobs: pd.DataFrame
+                ) -> list[ComparisonRow]:
+    """The published statistics of ``profile`` (scaled ``scale`` x) beside ``stats``."""
+    if scale == 1:
+        return profile_comparison(stats, profile, jobs)
+    from acmesim.analysis.characterize import compare
+    from acmesim.synth.generate import check_arguments
+
+    if profile not in ACME_SCHEMAS:
+        raise AcmesimError(f"--scale applies to the Acme profiles ({', '.join(ACME_SCHEMAS)}), "
+                           f"not {profile!r}")
+    return compare(stats, check_arguments(profile, 1, 0, scale).targets)
 
 
 def draw_figures(jobs: pd.DataFrame, out_dir: Path, origin: str) -> list[Path]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from acmesim.cluster.scale import scaled_nodes
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.registry import Registry
 
@@ -38,6 +39,9 @@ class ClusterOptions:
     """CPU threads per CPU-only node."""
     startup: dict = dataclasses.field(default_factory=dict)
     """Start-up latency of GPU jobs (``StartupLatency`` fields; empty: none)."""
+    scale: float = 1.0
+    """K x the nodes and CPU nodes (same switch sizes, so K x the leaf and spine switches);
+    K >= 1 with K x nodes whole, e.g. cluster=seren cluster.scale=44 (12,584 nodes)."""
 
 
 class ClusterPreset:
@@ -48,4 +52,22 @@ class ClusterPreset:
 
     def __init__(self, config: ClusterOptions) -> None:
         self.config = config
-        self.spec = ClusterSpec(name=self.registry_name, **dataclasses.asdict(config))
+        self.spec = ClusterSpec(name=self.registry_name, **scaled_options(config))
+
+
+def scaled_options(config: ClusterOptions) -> dict:
+    """The ``ClusterSpec`` fields of ``config`` with its ``scale`` applied.
+
+    A cluster ``scale`` times larger is built from the same hardware: ``scale`` x the GPU nodes
+    and the CPU-only nodes, with the switches' sizes (``nodes_per_leaf``,
+    ``leaves_per_spine``) unchanged, so the leaf and spine switch counts grow with the nodes
+    (``ClusterSpec.leaves``: ``ceil(nodes / nodes_per_leaf)``). Chosen: one larger fabric of
+    the same switches, not ``scale`` copies of the preset's (whose partly filled last leaf
+    would repeat).
+    """
+    options = dataclasses.asdict(config)
+    scale = options.pop("scale")
+    if scale != 1:
+        options["nodes"] = scaled_nodes(config.nodes, scale, "cluster")
+        options["cpu_nodes"] = round(config.cpu_nodes * scale)
+    return options

@@ -18,6 +18,7 @@ import pandas as pd
 
 from acmesim.core.errors import AcmesimError, ConfigError, TraceError
 from acmesim.trace import validation as rules
+from acmesim.trace.loaders import parquet
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace, read_file, read_rows
 from acmesim.trace.schema import FINAL_STATES, NORMALIZED_COLUMNS
@@ -67,6 +68,10 @@ def read_trace(
     """Like ``load_trace`` but also return the ``LoadReport`` (rows read, kept, dropped)."""
     if errors not in ERROR_MODES:
         raise AcmesimError(f"errors must be one of {', '.join(ERROR_MODES)}, got {errors!r}")
+    if parquet.is_parquet(path):
+        _parquet_options(path, format, format_options, columns)
+        return parquet.read_parquet_trace(path, errors=errors, gpu_only=gpu_only,
+                                          cluster_gpus=cluster_gpus)
     format, format_options = _with_column_map(format, format_options, columns)  # noqa: A001
     raw = read_file(path)
     reader = _choose_format(raw, format, format_options)
@@ -88,6 +93,14 @@ def read_trace(
     report.rows_kept = len(table)
     table.attrs["load_report"] = report
     return table, report
+
+
+def _parquet_options(path: PathLike, name: str, options: Mapping[str, Any] | None,
+                     columns: Mapping[str, Any] | None) -> None:
+    """A Parquet trace is a normalized table: no format, format options or column map."""
+    if name not in ("auto", parquet.FORMAT_NAME) or options or columns:
+        raise ConfigError(f"{path}: a Parquet trace holds the normalized columns; it takes no "
+                          f"format ({name!r}), format options or column map")
 
 
 def detect_format(path: PathLike) -> str:
