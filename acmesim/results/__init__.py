@@ -1,4 +1,4 @@
-"""Result tables: schemas declared once, collectors fed by the engine, summary and writers."""
+"""Result tables: schemas declared once, recorders fed by the engine, summary, writers, run dirs."""
 
 from acmesim.results.schema import (
     FAILURES,

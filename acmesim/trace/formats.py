@@ -3,7 +3,8 @@
 Source of every detail: the AcmeTrace release README's headers, column order and example rows
 (quoted in ``schema_examples.md``, see ``docs/sources.md``).
 
-Conventions read off the example rows (checked by hand, and in ``tests/test_loaders_writer.py``):
+Conventions read off the example rows (checked by hand, and in
+``tests/trace/test_loaders_writer.py``):
 
 - Seren: timestamps carry ``+08:00``; ``duration = end - start`` (row 5778432: 00:18:54 ->
   00:20:51 = 117 s), ``queue = start - submit`` written as an int (32), ``gpu_time =

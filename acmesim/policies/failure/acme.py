@@ -11,7 +11,7 @@
   the fitted values are ``script_error_prob = 0.4``, ``framework_error_prob = 0.2`` and
   ``aux_errors_per_job_day = 16`` auxiliary-service/storage errors per day of run time, which give
   0.43 failed, 10.7 % infrastructure by count and 96 % by GPU time
-  (``tests/test_failure_models.py`` re-checks these ranges).
+  (``tests/policies/test_failure_models.py`` re-checks these ranges).
 
 They only take effect with ``trace_outcomes=replace`` or ``both``.
 """

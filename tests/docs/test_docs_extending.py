@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "extending.md"
 
 CHECK = textwrap.dedent("""
     import acmesim

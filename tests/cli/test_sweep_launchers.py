@@ -11,15 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_trace import write_tiny_trace
 
 from acmesim.cli import main
-
-
-@pytest.fixture
-def trace(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return write_tiny_trace(tmp_path / "tiny_seren.csv")
 
 
 def run_sweep(trace: Path, launcher: list[str], sweep_dir: str = "sweep") -> int:

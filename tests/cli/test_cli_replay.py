@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cli_standins
 import pandas as pd
 import pytest
 from cli_standins import build_registries
 
 from acmesim.cli import main
 from acmesim.core.config import Choice, ReplayConfig
-
-
-@pytest.fixture
-def standins(monkeypatch, tmp_path):
-    return cli_standins.install(monkeypatch, tmp_path)
 
 
 def replay(*args: str) -> int:

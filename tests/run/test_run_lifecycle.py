@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_trace import write_tiny_trace
 
 import acmesim.results.writers as writers
 import acmesim.run.replay as engine_replay
@@ -27,12 +26,6 @@ RESULTS = ("config.yaml", "jobs.csv", "failures.csv", "utilization.csv")
 
 class Killed(BaseException):
     """Stands for the process dying: nothing in acmesim catches it (as with SIGKILL)."""
-
-
-@pytest.fixture
-def trace(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return write_tiny_trace(tmp_path / "tiny_seren.csv")
 
 
 def replay(trace: Path, *args: str) -> int:

@@ -19,7 +19,7 @@ from acmesim.results.summary import summary_row
 from acmesim.results.utilization import integral, utilization_table
 from acmesim.run import simulate
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "results.md"
 
 
 def curve(times, busy):

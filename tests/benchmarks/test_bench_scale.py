@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from factories import frame, job
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _load(name: str):

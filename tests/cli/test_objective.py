@@ -125,7 +125,7 @@ def test_a_direction_disagreeing_with_the_sweepers_is_refused(tiny, capsys):
 
 def test_the_tuning_experiments_pareto_front_keeps_only_undominated_trials():
     import importlib.util
-    path = Path(__file__).resolve().parents[1] / "experiments" / "tuning" / "pareto.py"
+    path = Path(__file__).resolve().parents[2] / "experiments" / "tuning" / "pareto.py"
     spec = importlib.util.spec_from_file_location("tuning_pareto", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -139,7 +139,7 @@ def test_the_tuning_experiments_pareto_front_keeps_only_undominated_trials():
 
 def test_the_tuning_experiment_config_runs_and_pareto_reads_its_trials(tiny, capsys):
     pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
-    experiment = Path(__file__).resolve().parents[1] / "experiments" / "tuning"
+    experiment = Path(__file__).resolve().parents[2] / "experiments" / "tuning"
     code = main(["replay", "-m", "--config-dir", str(experiment), "--config-name", "tune",
                  "hydra.sweeper.n_trials=2", "trace.path=tiny.csv", "hydra.sweep.dir=sweep"])
     assert code == 0

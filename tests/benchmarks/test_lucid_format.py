@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from factories import frame, job
 
-PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "lucid_format.py"
+PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "lucid_format.py"
 SPEC = importlib.util.spec_from_file_location("lucid_format", PATH)
 LUCID = importlib.util.module_from_spec(SPEC)
 sys.modules[SPEC.name] = LUCID

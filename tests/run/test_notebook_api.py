@@ -47,7 +47,7 @@ def test_the_documented_notebook_example_runs_and_draws_its_figures(tmp_path):
 
     from png_checks import assert_png
 
-    script = Path(__file__).resolve().parents[1] / "docs" / "notebook_example.py"
+    script = Path(__file__).resolve().parents[2] / "docs" / "notebook_example.py"
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "figs")], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

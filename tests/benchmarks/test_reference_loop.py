@@ -20,7 +20,7 @@ from acmesim.cluster import ClusterSpec, cluster_spec
 from acmesim.run import simulate
 from acmesim.synth import generate_trace
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _load(name: str):

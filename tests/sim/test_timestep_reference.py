@@ -23,7 +23,7 @@ from acmesim.run import simulate
 
 
 def _load_reference():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "timestep_reference.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "timestep_reference.py"
     spec = importlib.util.spec_from_file_location("timestep_reference", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cli_standins
-import pytest
 import yaml
 
 from acmesim.cli import main
-
-
-@pytest.fixture
-def standins(monkeypatch, tmp_path):
-    return cli_standins.install(monkeypatch, tmp_path)
 
 
 def sweep(*args: str) -> int:

@@ -26,7 +26,7 @@ from cli_trace import write_tiny_trace
 
 from acmesim.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TINY = "trace.path=trace_seren.csv"
 
@@ -38,8 +38,8 @@ NOT_RUN = {
     "ruff check .": "the linter, not an acmesim command",
     "lint-imports": "the layer contract, not an acmesim command (tests/test_layers.py runs it)",
     "python benchmarks/bench_replay.py --scales 1 2 4": "a benchmark of several minutes",
-    "python -m pytest tests/test_scheduler_contract.py -k smallest_first":
-        "needs the example saved into the package (tests/test_docs_extending.py runs it)",
+    "python -m pytest tests/policies/test_scheduler_contract.py -k smallest_first":
+        "needs the example saved into the package (tests/docs/test_docs_extending.py runs it)",
 }
 NOT_RUN_PREFIXES = {
     "acmesim replay -m hydra/launcher=submitit_slurm": "needs a Slurm cluster",

@@ -1,8 +1,8 @@
 """Hostile values in every published format: one validation path, file/line/column errors.
 
 Each case edits one field of line 3 of a tiny sample in the exact published header (the samples
-of ``tests/data``), then checks that strict mode names the file, line, column, value and reason,
-and that lenient mode drops exactly that row and counts it under that reason.
+of ``tests/trace/data``), then checks that strict mode names the file, line, column, value and
+reason, and that lenient mode drops exactly that row and counts it under that reason.
 """
 
 from __future__ import annotations

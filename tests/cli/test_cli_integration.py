@@ -8,15 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from cli_trace import ROWS, write_tiny_trace
+from cli_trace import ROWS
 
 from acmesim.cli import main
-
-
-@pytest.fixture
-def trace(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return write_tiny_trace(tmp_path / "tiny_seren.csv")
 
 
 def replay(*args: str) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "checkpointing" / "run.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "checkpointing" / "run.py"
 TINY = ["models_b=[7,123]", "gpus=[32,1024]", "intervals_min=[30]", "replications=40",
         "pool_size=300", "recoveries=[manual,automatic]"]
 

@@ -45,7 +45,7 @@ def test_auto_detection_from_the_header(name, file):
 
 
 def test_every_registered_format_has_a_sample_and_a_description():
-    assert set(known_formats()) == set(SAMPLES) | {"csv"}  # csv: tests/test_loaders_csv.py
+    assert set(known_formats()) == set(SAMPLES) | {"csv"}  # csv: tests/trace/test_loaders_csv.py
     assert all(known_formats().values())
 
 

@@ -8,7 +8,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import cli_standins
 import pytest
 import yaml
 from omegaconf import OmegaConf
@@ -19,11 +18,6 @@ from acmesim.cli.commands.replay import with_file_source
 from acmesim.core.config import ReplayConfig
 from acmesim.core.errors import ConfigError
 from acmesim.core.registry import Registry
-
-
-@pytest.fixture
-def standins(monkeypatch, tmp_path):
-    return cli_standins.install(monkeypatch, tmp_path)
 
 
 def test_packaged_defaults_mirror_replay_config():
