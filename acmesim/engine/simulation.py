@@ -15,10 +15,11 @@ ends when the last job ends, even if such callbacks are still scheduled later.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Literal
 
@@ -85,6 +86,9 @@ class Simulation:
                         if mode == "scheduled" and spec.startup.active else None)
         """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
         job index, so it does not depend on the order the scheduler starts jobs in)."""
+        self._startup_draws = (memoryview(b"").cast("d") if self.startup is None
+                               else self.startup.astype(float, copy=False).data)
+        """The same draws as Python floats by index (a view, no copy)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
         self.events = 0
@@ -136,7 +140,13 @@ class Simulation:
         if self.mode == "recorded":
             order = sorted(range(len(self.table)), key=self.table.start.__getitem__)
             self._chain(order, self.table.start, self._on_wake)
-        self.env.run()
+        collecting = gc.isenabled()
+        gc.disable()  # the loop makes no reference cycles; collections would only rescan tables
+        try:
+            self.env.run()
+        finally:
+            if collecting:
+                gc.enable()
         if self.jobs.ended != len(self.table):
             stuck = sum(len(q) for q in self._queues.values())
             raise AcmesimError(
@@ -146,27 +156,28 @@ class Simulation:
         if self._progress is not None:
             self._progress(1.0, self.jobs.ended)
 
-    def _arrival_order(self) -> list[int]:
+    def _arrival_order(self) -> Sequence[int]:
         """Job indices in submission order (the table is already sorted)."""
-        return list(range(len(self.table)))
+        return range(len(self.table))
 
-    def _chain(self, order: list[int], times: list[float], handler) -> None:
+    def _chain(self, order: Sequence[int], times: list[float], handler) -> None:
         """Schedule ``handler`` once per distinct time of ``order``, one event at a time."""
         if not order:
             return
-        state = {"pos": 0}
+        pos, size = 0, len(order)
 
         def fire(event: Event) -> None:
-            pos = state["pos"]
-            now = times[order[pos]]
-            end = pos
-            while end < len(order) and times[order[end]] == now:
+            nonlocal pos
+            begin = pos
+            now = times[order[begin]]
+            end = begin + 1
+            while end < size and times[order[end]] == now:
                 end += 1
-            state["pos"] = end
-            if end < len(order):
+            pos = end
+            if end < size:
                 self.env.call_at(times[order[end]], fire)
             self.events += 1
-            handler(order[pos:end])
+            handler(order[begin:end])
 
         self.env.call_at(times[order[0]], fire)
 
@@ -203,9 +214,9 @@ class Simulation:
         """Ask for a scheduling pass at the current time (after all events at this time)."""
         if not self._pass_pending and not self._in_pass:
             self._pass_pending = True
-            self.env.call_at(self.env.now, self._on_pass, None, PASS_PRIORITY)
+            self.env.call_last(self._on_pass, PASS_PRIORITY)
 
-    def _on_pass(self, event: Event) -> None:
+    def _on_pass(self) -> None:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""
         self._pass_pending = False
         self._in_pass = True
@@ -321,7 +332,7 @@ class Simulation:
             begin = max(now, self._launcher_free)
             self._launcher_free = begin + interval
             wait = begin - now
-        return wait + float(self.startup[job.index])
+        return wait + self._startup_draws[job.index]
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""
