@@ -577,6 +577,11 @@ def _audit(cluster: Cluster, running: Iterable[Job], busy_gpus: int) -> None:
         if listed != expected:
             raise AcmesimError(f"invariant: node {node} is in buckets {listed}, expected "
                                f"{expected}")
+    for leaf, nodes in enumerate(cluster.whole_free_by_leaf):
+        listed = [k for k, leaves in enumerate(cluster.leaves_by_whole_free) if leaves >> leaf & 1]
+        if listed != [len(nodes)]:
+            raise AcmesimError(f"invariant: leaf {leaf} is in whole-free sets {listed}, "
+                               f"expected [{len(nodes)}]")
     if allocated != cluster.allocated_gpus or allocated > cluster.total_gpus:
         raise AcmesimError("invariant: allocated GPU count disagrees")
     if busy_gpus != used or used > allocated:
