@@ -46,6 +46,10 @@ Progress = Callable[[float, int], None]
 """Progress callback: (simulated fraction of the trace span, jobs finished)."""
 
 
+_NO_FAILURE: tuple[None, int] = (None, -1)
+"""``Simulation._failed`` at the start of a pass: no start has failed yet."""
+
+
 def _overrides(scheduler: Scheduler, hook: str) -> bool:
     """Whether ``scheduler`` implements callback ``hook`` (skips no-op calls in the hot path)."""
     return getattr(type(scheduler), hook) is not getattr(Scheduler, hook)
@@ -184,11 +188,15 @@ class Simulation:
     def _on_arrivals(self, indices: list[int]) -> None:
         """Jobs submitted now enter their pending queues."""
         table, hooked, prepare = self.table, self._hooks["on_arrival"], self.arrival_hooks
+        job_id, user, type_, state, pool = (table.job_id, table.user, table.type, table.state,
+                                            table.pool)
+        gpu_num, node_num, cpu_num = table.gpu_num, table.node_num, table.cpu_num
+        nodes_needed, per_node = table.nodes_needed, table.per_node
+        submit, start, run_time = table.submit, table.start, table.run_time
         for i in indices:
-            job = Job(i, table.job_id[i], table.user[i], table.type[i], table.state[i],
-                      table.pool[i], table.gpu_num[i], table.node_num[i], table.cpu_num[i],
-                      table.nodes_needed[i], table.per_node[i], table.submit[i],
-                      table.start[i], table.run_time[i])
+            job = Job(i, job_id[i], user[i], type_[i], state[i], pool[i], gpu_num[i],
+                      node_num[i], cpu_num[i], nodes_needed[i], per_node[i], submit[i],
+                      start[i], run_time[i])
             for hook in prepare:
                 hook(job)
             self._enqueue(job)
@@ -220,7 +228,7 @@ class Simulation:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""
         self._pass_pending = False
         self._in_pass = True
-        self._failed = (None, -1)
+        self._failed = _NO_FAILURE
         self.events += 1
         self.passes += 1
         try:
@@ -234,9 +242,9 @@ class Simulation:
         finally:
             self._in_pass = False
         now = self.env.now
-        self.steps.record(now, self.busy_gpus, self.cluster.allocated_gpus,
-                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus,
-                          self.busy_load)
+        cluster = self.cluster
+        self.steps.record(now, self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
+                          self.queued_jobs, self.queued_gpus, self.busy_load)
         if self.audit:
             self.check_invariants()
         if now >= self._next_progress:

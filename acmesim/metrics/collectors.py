@@ -25,13 +25,10 @@ class StepRecorder:
 
     def __init__(self) -> None:
         self.time = array("d")
-        self.busy_gpus = array("q")
-        self.allocated_gpus = array("q")
-        self.busy_nodes = array("q")
-        self.queue_length = array("q")
-        self.queued_gpus = array("q")
-        self.busy_load = array("q")
+        self.rows = array("q")
+        """The fields of every row, ``len(FIELDS)`` values a row, row after row."""
         self._last: tuple[int, int, int, int, int, int] | None = None
+        self._last_time = math.nan
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
@@ -39,28 +36,20 @@ class StepRecorder:
         row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus, busy_load)
         if row == self._last:
             return
-        if self.time and self.time[-1] == now:
-            self.busy_gpus[-1] = busy_gpus
-            self.allocated_gpus[-1] = allocated_gpus
-            self.busy_nodes[-1] = busy_nodes
-            self.queue_length[-1] = queue_length
-            self.queued_gpus[-1] = queued_gpus
-            self.busy_load[-1] = busy_load
+        if now == self._last_time:
+            self.rows[-6:] = array("q", row)
         else:
             self.time.append(now)
-            self.busy_gpus.append(busy_gpus)
-            self.allocated_gpus.append(allocated_gpus)
-            self.busy_nodes.append(busy_nodes)
-            self.queue_length.append(queue_length)
-            self.queued_gpus.append(queued_gpus)
-            self.busy_load.append(busy_load)
+            self.rows.extend(row)
+            self._last_time = now
         self._last = row
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as numpy arrays (``time`` plus one array per field)."""
         out = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
-        for name in self.FIELDS:
-            out[name] = np.frombuffer(getattr(self, name), dtype=np.int64).copy()
+        rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
+        for k, name in enumerate(self.FIELDS):
+            out[name] = rows[:, k].copy()
         return out
 
 

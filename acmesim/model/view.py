@@ -252,7 +252,10 @@ class PendingView:
         return sum(len(q) for q in self._queues.values())
 
     def __bool__(self) -> bool:
-        return any(self._queues.values())
+        for queue in self._queues.values():
+            if queue._jobs:
+                return True
+        return False
 
     def __iter__(self) -> Iterator[JobInfo]:
         queues = list(self._queues.values())
