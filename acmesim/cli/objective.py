@@ -19,14 +19,16 @@ import dataclasses
 import math
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from acmesim.core.errors import ConfigError
 from acmesim.results.schema import JOBS, SUMMARY
 from acmesim.trace.schema import JOB_TYPES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL_TYPES = "all"
 """The job-type name that selects every job of the run."""
@@ -118,6 +120,8 @@ def _statistic(name: str) -> Any:
 
 def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
     """The ``columns`` of a result table, with a clear error when it is missing."""
+    import pandas as pd  # only when an objective is read: the CLI's help does not need pandas
+
     if not path.is_file():
         raise ConfigError(f"{path}: not found, so the objective cannot be computed")
     return pd.read_csv(path, usecols=columns)

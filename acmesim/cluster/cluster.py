@@ -3,7 +3,10 @@
 Only the engine mutates a ``Cluster``; policies see it through ``acmesim.cluster.view.ClusterView``.
 Free GPUs are tracked three ways kept in step on every change: a count and a bit mask per node,
 and *buckets* (nodes grouped by their free-GPU count, UP nodes only), so best-fit placement is
-O(GPUs per node) instead of a scan of every node.
+O(GPUs per node) instead of a scan of every node. Whole free nodes are also kept per leaf switch,
+and the leaves per count of whole free nodes (``leaves_by_whole_free``, one bit set of leaf
+indices per count), so a placement finds the leaf with the fewest (or enough) whole free nodes
+without a scan of every leaf.
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ class Cluster:
         self.whole_free_by_leaf: list[dict[int, None]] = [
             dict.fromkeys(nodes) for nodes in self.topology.nodes_of_leaf
         ]
+        self.leaves_by_whole_free: list[int] = [0] * (spec.nodes_per_leaf + 1)
+        """``leaves_by_whole_free[k]``: bit ``leaf`` set iff leaf ``leaf`` has exactly ``k`` whole
+        free nodes (``len(whole_free_by_leaf[leaf]) == k``)."""
+        for leaf, nodes in enumerate(self.whole_free_by_leaf):
+            self.leaves_by_whole_free[len(nodes)] |= 1 << leaf
         self.jobs_on_node: list[dict[int, int]] = [{} for _ in range(size)]
         self.free_total = size * gpus
         self.allocated_gpus = 0
@@ -79,7 +87,7 @@ class Cluster:
         count = self.free[node]
         del self.buckets[count][node]
         if count == self.gpus_per_node:
-            del self.whole_free_by_leaf[self.topology.leaf_of[node]][node]
+            self._take_whole(node)
         self.free_total -= count
 
     def _list(self, node: int) -> None:
@@ -87,8 +95,28 @@ class Cluster:
         count = self.free[node]
         self.buckets[count][node] = None
         if count == self.gpus_per_node:
-            self.whole_free_by_leaf[self.topology.leaf_of[node]][node] = None
+            self._put_whole(node)
         self.free_total += count
+
+    def _take_whole(self, node: int) -> None:
+        """Node ``node`` stops being a whole free node of its leaf."""
+        leaf = self.topology.leaf_of[node]
+        nodes = self.whole_free_by_leaf[leaf]
+        count = len(nodes)
+        del nodes[node]
+        bit, sets = 1 << leaf, self.leaves_by_whole_free
+        sets[count] ^= bit
+        sets[count - 1] ^= bit
+
+    def _put_whole(self, node: int) -> None:
+        """Node ``node`` becomes a whole free node of its leaf."""
+        leaf = self.topology.leaf_of[node]
+        nodes = self.whole_free_by_leaf[leaf]
+        count = len(nodes)
+        nodes[node] = None
+        bit, sets = 1 << leaf, self.leaves_by_whole_free
+        sets[count] ^= bit
+        sets[count + 1] ^= bit
 
     def allocate(self, job: int, allocation: Allocation) -> Grant:
         """Grant job ``job`` the GPUs of ``allocation``; the lowest free GPU ids are chosen."""
@@ -106,7 +134,7 @@ class Cluster:
             del buckets[before][node]
             buckets[after][node] = None
             if before == gpus:
-                del self.whole_free_by_leaf[self.topology.leaf_of[node]][node]
+                self._take_whole(node)
                 self.busy_nodes += 1
             mask = (table[masks[node]][count] if table is not None
                     else _lowest_bits(masks[node], count))
@@ -157,7 +185,7 @@ class Cluster:
                 buckets[after][node] = None
                 self.free_total += count
                 if after == gpus:
-                    self.whole_free_by_leaf[self.topology.leaf_of[node]][node] = None
+                    self._put_whole(node)
         self.allocated_gpus -= total
         self.version += 1
 

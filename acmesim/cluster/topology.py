@@ -6,9 +6,12 @@ a switch down with everything under it through ``nodes_under``.
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from acmesim.cluster.spec import ClusterSpec
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 CORE = "core"
 """Name of the root of the tree."""
@@ -43,11 +46,15 @@ class Topology:
                         min(spec.nodes, (leaf + 1) * spec.nodes_per_leaf)))
             for leaf in range(spec.leaves)
         )
+        import networkx as nx  # imported when a cluster is built, not by the CLI's help
+
         self.graph: nx.DiGraph = nx.freeze(self._build(spec))
         self._index = {name: i for i, name in enumerate(self.node_names)}
 
     def _build(self, spec: ClusterSpec) -> nx.DiGraph:
         """The tree with a ``kind`` attribute (core, spine, leaf, node) on every vertex."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_node(CORE, kind="core")
         for spine in range(spec.spines):
@@ -76,6 +83,8 @@ class Topology:
             raise KeyError(f"no switch or node named {vertex!r} in the topology")
         if self.graph.nodes[vertex]["kind"] == "node":
             return [self._index[vertex]]
+        import networkx as nx
+
         below = nx.descendants(self.graph, vertex)
         return sorted(self._index[v] for v in below if self.graph.nodes[v]["kind"] == "node")
 

@@ -134,7 +134,7 @@ class ClusterView:
     """Read-only view of a cluster for placement and scheduling policies."""
 
     __slots__ = ("_cluster", "free_gpus_per_node", "topology", "gpus_per_node", "num_nodes",
-                 "free_by_count", "whole_free_by_leaf")
+                 "free_by_count", "whole_free_by_leaf", "leaves_by_whole_free")
 
     def __init__(self, cluster: Cluster) -> None:
         self._cluster = cluster
@@ -149,6 +149,9 @@ class ClusterView:
         self.whole_free_by_leaf: tuple[KeysView[int], ...] = tuple(
             nodes.keys() for nodes in cluster.whole_free_by_leaf)
         """``whole_free_by_leaf[leaf]``: UP nodes with every GPU free under ``leaf`` (live)."""
+        self.leaves_by_whole_free: Sequence[int] = ReadOnlySequence(cluster.leaves_by_whole_free)
+        """``leaves_by_whole_free[k]``: the leaves with exactly ``k`` whole free nodes, as a bit
+        set (bit ``leaf`` of the integer; live)."""
 
     @property
     def name(self) -> str:
@@ -249,7 +252,10 @@ class PendingView:
         return sum(len(q) for q in self._queues.values())
 
     def __bool__(self) -> bool:
-        return any(self._queues.values())
+        for queue in self._queues.values():
+            if queue._jobs:
+                return True
+        return False
 
     def __iter__(self) -> Iterator[JobInfo]:
         queues = list(self._queues.values())

@@ -25,13 +25,10 @@ class StepRecorder:
 
     def __init__(self) -> None:
         self.time = array("d")
-        self.busy_gpus = array("q")
-        self.allocated_gpus = array("q")
-        self.busy_nodes = array("q")
-        self.queue_length = array("q")
-        self.queued_gpus = array("q")
-        self.busy_load = array("q")
+        self.rows = array("q")
+        """The fields of every row, ``len(FIELDS)`` values a row, row after row."""
         self._last: tuple[int, int, int, int, int, int] | None = None
+        self._last_time = math.nan
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
@@ -39,48 +36,51 @@ class StepRecorder:
         row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus, busy_load)
         if row == self._last:
             return
-        if self.time and self.time[-1] == now:
-            self.busy_gpus[-1] = busy_gpus
-            self.allocated_gpus[-1] = allocated_gpus
-            self.busy_nodes[-1] = busy_nodes
-            self.queue_length[-1] = queue_length
-            self.queued_gpus[-1] = queued_gpus
-            self.busy_load[-1] = busy_load
+        if now == self._last_time:
+            self.rows[-6:] = array("q", row)
         else:
             self.time.append(now)
-            self.busy_gpus.append(busy_gpus)
-            self.allocated_gpus.append(allocated_gpus)
-            self.busy_nodes.append(busy_nodes)
-            self.queue_length.append(queue_length)
-            self.queued_gpus.append(queued_gpus)
-            self.busy_load.append(busy_load)
+            self.rows.extend(row)
+            self._last_time = now
         self._last = row
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as numpy arrays (``time`` plus one array per field)."""
         out = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
-        for name in self.FIELDS:
-            out[name] = np.frombuffer(getattr(self, name), dtype=np.int64).copy()
+        rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
+        for k, name in enumerate(self.FIELDS):
+            out[name] = rows[:, k].copy()
         return out
 
 
 class JobRecorder:
-    """Outcome of every simulated job, filled in when the job ends."""
+    """Outcome of every simulated job, filled in when the job ends.
+
+    Number fields are typed arrays (8 bytes a job, no boxed values, read by numpy without a
+    copy); ``node`` is the node of a GPU job whose last interval held one node (-1 otherwise)
+    and ``nodes_multi`` maps every other job with a grant to its node indices.
+    """
+
+    FLOATS = ("start", "end", "held", "lost_gpu_time", "failure_lost_gpu_time",
+              "checkpoint_overhead", "recovery_wait", "work_done")
+    INTS = ("preemptions", "failures", "restarts")
 
     def __init__(self, size: int) -> None:
-        self.start = [math.nan] * size
-        self.end = [math.nan] * size
-        self.held = [0.0] * size
-        self.preemptions = [0] * size
-        self.failures = [0] * size
-        self.lost_gpu_time = [0.0] * size
-        self.failure_lost_gpu_time = [0.0] * size
-        self.restarts = [0] * size
-        self.checkpoint_overhead = [0.0] * size
-        self.recovery_wait = [0.0] * size
-        self.work_done = [0.0] * size
+        self.start = array("d", [math.nan]) * size
+        self.end = array("d", [math.nan]) * size
+        zeros, counts = array("d", [0.0]) * size, array("q", [0]) * size
+        self.held = array("d", zeros)
+        self.preemptions = array("q", counts)
+        self.failures = array("q", counts)
+        self.lost_gpu_time = array("d", zeros)
+        self.failure_lost_gpu_time = array("d", zeros)
+        self.restarts = counts
+        self.checkpoint_overhead = array("d", zeros)
+        self.recovery_wait = array("d", zeros)
+        self.work_done = zeros
         self.state = [""] * size
-        self.grants: list[tuple[tuple[int, int], ...]] = [()] * size
+        self.node = array("q", [-1]) * size
+        self.nodes_multi: dict[int, tuple[int, ...]] = {}
         self.ended = 0
 
     def record(self, job, end: float, state: str, grants: tuple[tuple[int, int], ...]) -> None:
@@ -103,5 +103,13 @@ class JobRecorder:
         self.recovery_wait[i] = job.recovery_wait
         self.work_done[i] = job.done_work
         self.state[i] = state
-        self.grants[i] = grants
+        if len(grants) == 1 and job.pool == "gpu":
+            self.node[i] = grants[0][0]
+        elif grants:
+            self.nodes_multi[i] = tuple(node for node, _ in grants)
         self.ended += 1
+
+    def column(self, name: str) -> np.ndarray:
+        """A number field as a numpy array (a view of the recorder's own buffer)."""
+        values = getattr(self, name)
+        return np.frombuffer(values, dtype=np.float64 if values.typecode == "d" else np.int64)

@@ -4,16 +4,21 @@ Event order at one timestamp: SimPy processes events by ``(time, priority, inser
 Arrivals, completions, recorded-start wake-ups and external callbacks (failures, ...) use
 SimPy's ``NORMAL`` priority; the scheduling pass uses ``PASS_PRIORITY`` (larger = later), so it
 runs after every other event at its time has been applied.
+
+The scheduling pass is a *deferred call* (``Clock.call_last``): it takes its place in that order
+(it draws its insertion number from SimPy's own counter, so every other event keeps the number
+it had) but is held beside the heap instead of in it, so the one pass per timestamp costs no
+event object, heap push or pop. ``step`` and ``run`` process it exactly where the heap would.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import Any
 
 import simpy
-from simpy.core import NORMAL
+from simpy.core import NORMAL, EmptySchedule, EventPriority, Infinity, StopSimulation
 from simpy.events import Event
 
 PASS_PRIORITY = NORMAL + 1
@@ -27,6 +32,11 @@ class Clock(simpy.Environment):
     timestamps bit-exact even when they are not whole seconds.
     """
 
+    def __init__(self, initial_time: float = 0) -> None:
+        super().__init__(initial_time)
+        self._last_key: tuple[float, int, int] | None = None
+        self._last_call: Callable[[], Any] | None = None
+
     def schedule_at(self, event: Event, time: float, priority: int = NORMAL) -> None:
         """Put ``event`` on the queue at absolute ``time`` (not before now)."""
         if time < self._now:
@@ -34,8 +44,14 @@ class Clock(simpy.Environment):
         heappush(self._queue, (time, priority, next(self._eid), event))
 
     def pending(self) -> int:
-        """How many events are scheduled and not yet processed."""
-        return len(self._queue)
+        """How many events are scheduled and not yet processed (a deferred call counts)."""
+        return len(self._queue) + (self._last_key is not None)
+
+    def peek(self) -> float:
+        """The time of the next event or deferred call (``Infinity`` if none)."""
+        if self._last_key is not None:
+            return self._now
+        return self._queue[0][0] if self._queue else Infinity
 
     def call_at(self, time: float, callback: Callable[[Event], Any], value: Any = None,
                 priority: int = NORMAL) -> Event:
@@ -45,6 +61,62 @@ class Clock(simpy.Environment):
         event = Callback(self, callback, value)
         heappush(self._queue, (time, priority, next(self._eid), event))
         return event
+
+    def call_last(self, callback: Callable[[], Any], priority: int = PASS_PRIORITY) -> None:
+        """Run ``callback()`` now, after the events ordered before ``(now, priority)``.
+
+        Same place in the order as ``call_at(now, ..., priority)`` (which it replaces for the
+        scheduling pass), without an event object. One deferred call may be pending at a time.
+        """
+        if self._last_key is not None:
+            raise RuntimeError("a deferred call is already pending")
+        self._last_key = (self._now, priority, next(self._eid))
+        self._last_call = callback
+
+    def _run_last(self) -> None:
+        """Run the pending deferred call (its time is now)."""
+        callback = self._last_call
+        self._last_key = self._last_call = None
+        callback()
+
+    def step(self) -> None:
+        """Process the next event or deferred call (``EmptySchedule`` when none is left)."""
+        key, queue = self._last_key, self._queue
+        if key is not None and (not queue or queue[0] > key):
+            self._run_last()
+            return
+        super().step()
+
+    def run(self, until: Any = None) -> Any:
+        """Process events until none is left (``until`` as in SimPy, which it then runs)."""
+        if until is not None:
+            return super().run(until)
+        queue = self._queue
+        try:
+            while True:
+                key = self._last_key
+                if key is not None and (not queue or queue[0] > key):
+                    self._run_last()
+                    continue
+                if not queue:
+                    return None
+                self._now, _, _, event = heappop(queue)
+                callbacks, event.callbacks = event.callbacks, None
+                try:
+                    for callback in callbacks:
+                        callback(event)
+                except StopSimulation:
+                    event.callbacks = callbacks[callbacks.index(callback) + 1:]
+                    self.schedule(event, EventPriority(-1))
+                    raise
+                if not event._ok and not hasattr(event, "_defused"):
+                    exc = type(event._value)(*event._value.args)
+                    exc.__cause__ = event._value
+                    raise exc
+        except StopSimulation as stop:
+            return stop.args[0]
+        except EmptySchedule:  # pragma: no cover - raised only by super().step()
+            return None
 
 
 class Callback(Event):

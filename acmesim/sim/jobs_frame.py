@@ -18,13 +18,8 @@ def cpu_node_name(index: int) -> str:
 def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> pd.DataFrame:
     """The jobs table (schema ``JOBS``), one row per simulated job in submission order."""
     submit = np.asarray(table.submit, dtype=float)
-    start = np.asarray(recorder.start, dtype=float)
-    end = np.asarray(recorder.end, dtype=float)
-    nodes = [
-        gpu_names[grants[0][0]] if len(grants) == 1 and pool == "gpu"
-        else ";".join(gpu_names[n] if pool == "gpu" else cpu_node_name(n) for n, _ in grants)
-        for grants, pool in zip(recorder.grants, table.pool, strict=True)
-    ]
+    start = recorder.column("start")
+    end = recorder.column("end")
     frame = pd.DataFrame({
         "job_id": table.job_id, "user": table.user, "type": table.type,
         "state": recorder.state, "pool": table.pool,
@@ -33,18 +28,29 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
         "cpu_num": np.asarray(table.cpu_num, dtype=np.int64),
         "submit_time": submit, "start_time": start, "end_time": end,
         "queue_delay": start - submit,
-        "run_time": np.asarray(recorder.held, dtype=float),
+        "run_time": recorder.column("held"),
         "jct": end - submit,
         "recorded_start_time": np.asarray(table.start, dtype=float),
         "recorded_run_time": np.asarray(table.run_time, dtype=float),
-        "preemptions": np.asarray(recorder.preemptions, dtype=np.int64),
-        "failures": np.asarray(recorder.failures, dtype=np.int64),
-        "lost_gpu_time": np.asarray(recorder.lost_gpu_time, dtype=float),
-        "restarts": np.asarray(recorder.restarts, dtype=np.int64),
-        "checkpoint_overhead": np.asarray(recorder.checkpoint_overhead, dtype=float),
-        "recovery_wait": np.asarray(recorder.recovery_wait, dtype=float),
-        "work_done": np.asarray(recorder.work_done, dtype=float),
-        "nodes": nodes,
-        "energy_kwh": np.full(len(nodes), np.nan),
-    })
+        "preemptions": recorder.column("preemptions"),
+        "failures": recorder.column("failures"),
+        "lost_gpu_time": recorder.column("lost_gpu_time"),
+        "restarts": recorder.column("restarts"),
+        "checkpoint_overhead": recorder.column("checkpoint_overhead"),
+        "recovery_wait": recorder.column("recovery_wait"),
+        "work_done": recorder.column("work_done"),
+        "nodes": node_names(table, recorder, gpu_names),
+        "energy_kwh": np.full(len(table), np.nan),
+    }, copy=True)
     return frame[JOBS.names]
+
+
+def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> list[str]:
+    """Each job's nodes (``;``-joined names; empty without a grant), by array lookups except
+    for jobs on several nodes or CPU nodes."""
+    names = np.asarray((*gpu_names, ""), dtype=object)  # index -1: no single GPU node
+    nodes = names[np.frombuffer(recorder.node, dtype=np.int64)]
+    for i, ids in recorder.nodes_multi.items():
+        gpu = table.pool[i] == "gpu"
+        nodes[i] = ";".join(gpu_names[n] if gpu else cpu_node_name(n) for n in ids)
+    return nodes.tolist()

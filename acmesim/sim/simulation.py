@@ -15,10 +15,11 @@ ends when the last job ends, even if such callbacks are still scheduled later.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Literal
 
@@ -43,6 +44,10 @@ from acmesim.sim.trace_input import JobTable
 
 Progress = Callable[[float, int], None]
 """Progress callback: (simulated fraction of the trace span, jobs finished)."""
+
+
+_NO_FAILURE: tuple[None, int] = (None, -1)
+"""``Simulation._failed`` at the start of a pass: no start has failed yet."""
 
 
 def _overrides(scheduler: Scheduler, hook: str) -> bool:
@@ -85,6 +90,9 @@ class Simulation:
                         if mode == "scheduled" and spec.startup.active else None)
         """Start-up latency of each job's first start (scheduled mode, GPU jobs; one draw per
         job index, so it does not depend on the order the scheduler starts jobs in)."""
+        self._startup_draws = (memoryview(b"").cast("d") if self.startup is None
+                               else self.startup.astype(float, copy=False).data)
+        """The same draws as Python floats by index (a view, no copy)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
         self.events = 0
@@ -136,7 +144,13 @@ class Simulation:
         if self.mode == "recorded":
             order = sorted(range(len(self.table)), key=self.table.start.__getitem__)
             self._chain(order, self.table.start, self._on_wake)
-        self.env.run()
+        collecting = gc.isenabled()
+        gc.disable()  # the loop makes no reference cycles; collections would only rescan tables
+        try:
+            self.env.run()
+        finally:
+            if collecting:
+                gc.enable()
         if self.jobs.ended != len(self.table):
             stuck = sum(len(q) for q in self._queues.values())
             raise AcmesimError(
@@ -146,38 +160,43 @@ class Simulation:
         if self._progress is not None:
             self._progress(1.0, self.jobs.ended)
 
-    def _arrival_order(self) -> list[int]:
+    def _arrival_order(self) -> Sequence[int]:
         """Job indices in submission order (the table is already sorted)."""
-        return list(range(len(self.table)))
+        return range(len(self.table))
 
-    def _chain(self, order: list[int], times: list[float], handler) -> None:
+    def _chain(self, order: Sequence[int], times: list[float], handler) -> None:
         """Schedule ``handler`` once per distinct time of ``order``, one event at a time."""
         if not order:
             return
-        state = {"pos": 0}
+        pos, size = 0, len(order)
 
         def fire(event: Event) -> None:
-            pos = state["pos"]
-            now = times[order[pos]]
-            end = pos
-            while end < len(order) and times[order[end]] == now:
+            nonlocal pos
+            begin = pos
+            now = times[order[begin]]
+            end = begin + 1
+            while end < size and times[order[end]] == now:
                 end += 1
-            state["pos"] = end
-            if end < len(order):
+            pos = end
+            if end < size:
                 self.env.call_at(times[order[end]], fire)
             self.events += 1
-            handler(order[pos:end])
+            handler(order[begin:end])
 
         self.env.call_at(times[order[0]], fire)
 
     def _on_arrivals(self, indices: list[int]) -> None:
         """Jobs submitted now enter their pending queues."""
         table, hooked, prepare = self.table, self._hooks["on_arrival"], self.arrival_hooks
+        job_id, user, type_, state, pool = (table.job_id, table.user, table.type, table.state,
+                                            table.pool)
+        gpu_num, node_num, cpu_num = table.gpu_num, table.node_num, table.cpu_num
+        nodes_needed, per_node = table.nodes_needed, table.per_node
+        submit, start, run_time = table.submit, table.start, table.run_time
         for i in indices:
-            job = Job(i, table.job_id[i], table.user[i], table.type[i], table.state[i],
-                      table.pool[i], table.gpu_num[i], table.node_num[i], table.cpu_num[i],
-                      table.nodes_needed[i], table.per_node[i], table.submit[i],
-                      table.start[i], table.run_time[i])
+            job = Job(i, job_id[i], user[i], type_[i], state[i], pool[i], gpu_num[i],
+                      node_num[i], cpu_num[i], nodes_needed[i], per_node[i], submit[i],
+                      start[i], run_time[i])
             for hook in prepare:
                 hook(job)
             self._enqueue(job)
@@ -203,13 +222,13 @@ class Simulation:
         """Ask for a scheduling pass at the current time (after all events at this time)."""
         if not self._pass_pending and not self._in_pass:
             self._pass_pending = True
-            self.env.call_at(self.env.now, self._on_pass, None, PASS_PRIORITY)
+            self.env.call_last(self._on_pass, PASS_PRIORITY)
 
-    def _on_pass(self, event: Event) -> None:
+    def _on_pass(self) -> None:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""
         self._pass_pending = False
         self._in_pass = True
-        self._failed = (None, -1)
+        self._failed = _NO_FAILURE
         self.events += 1
         self.passes += 1
         try:
@@ -223,9 +242,9 @@ class Simulation:
         finally:
             self._in_pass = False
         now = self.env.now
-        self.steps.record(now, self.busy_gpus, self.cluster.allocated_gpus,
-                          self.cluster.busy_nodes, self.queued_jobs, self.queued_gpus,
-                          self.busy_load)
+        cluster = self.cluster
+        self.steps.record(now, self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
+                          self.queued_jobs, self.queued_gpus, self.busy_load)
         if self.audit:
             self.check_invariants()
         if now >= self._next_progress:
@@ -321,7 +340,7 @@ class Simulation:
             begin = max(now, self._launcher_free)
             self._launcher_free = begin + interval
             wait = begin - now
-        return wait + float(self.startup[job.index])
+        return wait + self._startup_draws[job.index]
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""
@@ -566,6 +585,11 @@ def _audit(cluster: Cluster, running: Iterable[Job], busy_gpus: int) -> None:
         if listed != expected:
             raise AcmesimError(f"invariant: node {node} is in buckets {listed}, expected "
                                f"{expected}")
+    for leaf, nodes in enumerate(cluster.whole_free_by_leaf):
+        listed = [k for k, leaves in enumerate(cluster.leaves_by_whole_free) if leaves >> leaf & 1]
+        if listed != [len(nodes)]:
+            raise AcmesimError(f"invariant: leaf {leaf} is in whole-free sets {listed}, "
+                               f"expected [{len(nodes)}]")
     if allocated != cluster.allocated_gpus or allocated > cluster.total_gpus:
         raise AcmesimError("invariant: allocated GPU count disagrees")
     if busy_gpus != used or used > allocated:

@@ -9,6 +9,8 @@ jobs by submission (ties keep the input order). Times become float seconds since
 from __future__ import annotations
 
 import dataclasses
+from array import array
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -26,7 +28,11 @@ SOURCE = "job table"
 
 @dataclasses.dataclass
 class JobTable:
-    """The jobs to simulate, as plain lists indexed by engine job index (submission order)."""
+    """The jobs to simulate, indexed by engine job index (submission order).
+
+    Text columns are lists whose repeated values share one string object; number columns are
+    typed arrays (``array``; an element reads as a plain Python float or int).
+    """
 
     origin: pd.Timestamp | None
     job_id: list[str]
@@ -34,14 +40,14 @@ class JobTable:
     type: list[str]
     state: list[str]
     pool: list[str]
-    submit: list[float]
-    start: list[float]
-    run_time: list[float]
-    gpu_num: list[int]
-    node_num: list[int]
-    cpu_num: list[int]
-    nodes_needed: list[int]
-    per_node: list[int]
+    submit: Sequence[float]
+    start: Sequence[float]
+    run_time: Sequence[float]
+    gpu_num: Sequence[int]
+    node_num: Sequence[int]
+    cpu_num: Sequence[int]
+    nodes_needed: Sequence[int]
+    per_node: Sequence[int]
     input_jobs: int = 0
     cpu_skipped: int = 0
     oversize_skipped: int = 0
@@ -52,8 +58,10 @@ class JobTable:
     @property
     def span(self) -> float:
         """Time from the trace start to the last recorded end of a simulated job (s)."""
-        ends = [s + r for s, r in zip(self.start, self.run_time, strict=True)]
-        return max(ends + self.submit, default=0.0)
+        if not len(self.submit):
+            return 0.0
+        ends = np.asarray(self.start, dtype=float) + np.asarray(self.run_time, dtype=float)
+        return float(max(ends.max(), np.asarray(self.submit, dtype=float).max()))
 
     @property
     def trace_gpu_time(self) -> float:
@@ -175,17 +183,36 @@ def prepare_jobs(
 
     return JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
-        job_id=text("job_id"), user=text("user"), type=text("type"), state=text("state"),
-        pool=np.where(is_cpu[rows], "cpu", "gpu").tolist(),
-        submit=((submit_ns[rows] - origin_ns) / 1e9).tolist(),
-        start=((start_ns[rows] - origin_ns) / 1e9).tolist(),
-        run_time=run_time[rows].tolist(),
-        gpu_num=gpu[rows].tolist(), node_num=nodes[rows].tolist(), cpu_num=cpus[rows].tolist(),
-        nodes_needed=needed[rows].tolist(), per_node=per_node[rows].tolist(),
+        job_id=text("job_id"), user=_shared(text("user")), type=_shared(text("type")),
+        state=_shared(text("state")),
+        pool=np.asarray(["gpu", "cpu"], dtype=object)[is_cpu[rows].astype(np.intp)].tolist(),
+        submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
+        start=_floats((start_ns[rows] - origin_ns) / 1e9),
+        run_time=_floats(run_time[rows]),
+        gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
+        nodes_needed=_ints(needed[rows]), per_node=_ints(per_node[rows]),
         input_jobs=len(frame),
         cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
         oversize_skipped=len(oversize_rows),
     )
+
+
+def _shared(texts: list[str]) -> list[str]:
+    """``texts`` with every repeated value one shared string object (few distinct values)."""
+    if not texts:
+        return texts
+    codes, uniques = pd.factorize(np.asarray(texts, dtype=object))
+    return np.asarray(uniques, dtype=object)[codes].tolist()
+
+
+def _floats(values: np.ndarray) -> array:
+    """A float64 column as a typed array (8 bytes a value instead of a boxed float)."""
+    return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
+
+
+def _ints(values: np.ndarray) -> array:
+    """An integer column as a typed int64 array."""
+    return array("q", np.ascontiguousarray(values, dtype=np.int64).tobytes())
 
 
 def _reason(row: int, gpu, needed, per_node, is_cpu) -> str:

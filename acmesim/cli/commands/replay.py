@@ -49,6 +49,12 @@ def main(argv: list[str]) -> int:
     """Run ``acmesim replay`` with Hydra ``argv``; return the exit code."""
     argv = with_file_source(list(argv))
     registries = hydra_app.load_registries()
+    if argv in (["--help"], ["-h"]):
+        # Hydra would compose the default config and print this same text (the hydra/help
+        # template, acmesim.hydra_app.help), after deep-copying its config repository once per
+        # group; with no other argument the text is known without it.
+        print(hydra_app.help_text(registries))
+        return 0
     hydra_app.register_configs(registries)
     if not any(arg in ("-h", "--help", "--hydra-help") for arg in argv):
         hydra_app.check_overrides(argv, registries, default_choices(argv))

@@ -29,7 +29,7 @@ class Placement:
         if job.nodes_needed == 1:
             node = self.pick_node(job.per_node, cluster)
             return None if node is None else ((node, job.per_node),)
-        if len(cluster.whole_free_nodes()) < job.nodes_needed:
+        if len(cluster.free_by_count[cluster.gpus_per_node]) < job.nodes_needed:
             return None
         nodes = self.pick_whole_nodes(job.nodes_needed, cluster)
         if nodes is None:

@@ -27,20 +27,20 @@ class Consolidate(Placement):
                 return node
         if not buckets[cluster.gpus_per_node]:
             return None
-        by_leaf = cluster.whole_free_by_leaf
-        _, leaf = min((len(nodes), leaf) for leaf, nodes in enumerate(by_leaf) if nodes)
-        for node in by_leaf[leaf]:
+        leaf = _lowest_leaf(cluster, 1)
+        if leaf is None:
+            return None
+        for node in cluster.whole_free_by_leaf[leaf]:
             return node
         return None
 
     def pick_whole_nodes(self, count: int, cluster: ClusterView) -> list[int] | None:
         """Whole free nodes under the fewest leaf switches, preferring a single spine."""
+        leaf = _lowest_leaf(cluster, count)
+        if leaf is not None:
+            return take_from_leaves(count, [leaf], cluster)
         topology = cluster.topology
         ranked = leaves_by_free(cluster, range(topology.num_leaves))
-        fitting = [(n, leaf) for n, leaf in ranked if n >= count]
-        if fitting:
-            leaf = min(fitting)[1]
-            return take_from_leaves(count, [leaf], cluster)
         fewest = _leaves_needed(count, ranked)
         by_spine: dict[int, list[tuple[int, int]]] = {}
         for n, leaf in ranked:
@@ -51,6 +51,17 @@ class Consolidate(Placement):
             group = by_spine[same[0][1]]
             return take_from_leaves(count, [leaf for _, leaf in group], cluster)
         return take_from_leaves(count, [leaf for _, leaf in ranked], cluster)
+
+
+def _lowest_leaf(cluster: ClusterView, least: int) -> int | None:
+    """The leaf with the fewest whole free nodes among those with at least ``least`` (lowest
+    index on a tie), or None: the least ``(whole free nodes, leaf)`` pair, with no leaf scan."""
+    sets = cluster.leaves_by_whole_free
+    for count in range(least, len(sets)):
+        leaves = sets[count]
+        if leaves:
+            return (leaves & -leaves).bit_length() - 1
+    return None
 
 
 def _leaves_needed(count: int, ranked: list[tuple[int, int]]) -> int | None:

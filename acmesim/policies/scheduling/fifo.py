@@ -26,9 +26,10 @@ class Fifo(Scheduler):
     @staticmethod
     def _heads(view: SchedulerView) -> Iterator[JobInfo]:
         """Yield each pool's head while it fits (the engine starts it before the next draw)."""
+        fits = view.fits
         for queue in view.queues.values():
             while queue:
                 head = queue.head()
-                if not view.fits(head):
+                if not fits(head):
                     break
                 yield head
