@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
     registries = hydra_app.load_registries()
     if argv in (["--help"], ["-h"]):
         # Hydra would compose the default config and print this same text (the hydra/help
-        # template, acmesim.hydra_app.help), after deep-copying its config repository once per
+        # template, acmesim.cli.hydra.help), after deep-copying its config repository once per
         # group; with no other argument the text is known without it.
         print(hydra_app.help_text(registries))
         return 0

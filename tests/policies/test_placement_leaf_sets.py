@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.model import Cluster, ClusterSpec, NodeHealth
-from acmesim.model.view import ClusterView
+from acmesim.cluster import Cluster, ClusterSpec, NodeHealth
+from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
 
 NODES, PER_LEAF = 14, 4  # four leaves, the last one partly filled

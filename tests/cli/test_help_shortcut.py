@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cli_standins import _plugin, build_registries
 
-from acmesim.commands.replay import main
+from acmesim.cli.commands.replay import main
 from acmesim.core.registry import Registry
 
 
@@ -12,7 +12,7 @@ def test_plain_help_prints_what_hydra_renders(capsys, tmp_path, monkeypatch):
     registries = build_registries()  # small stand-ins keep Hydra's rendering fast
     registries["trace"] = Registry("trace")
     _plugin(registries["trace"], "sample")
-    monkeypatch.setattr("acmesim.hydra_app.load_registries", lambda spec=None: registries)
+    monkeypatch.setattr("acmesim.cli.hydra.load_registries", lambda spec=None: registries)
     monkeypatch.chdir(tmp_path)
     assert main(["--help"]) == 0
     direct = capsys.readouterr().out
