@@ -26,7 +26,7 @@ def is_complete(run_dir: Path, config: ReplayConfig) -> bool:
     Finished means its completion record (written last) matches ``config`` and vouches for
     every file the run wrote (``acmesim.results.completion``).
     """
-    from acmesim.run.replay import config_data
+    from acmesim.run.identity import config_data
 
     if read_run(run_dir).status != COMPLETE:
         return False

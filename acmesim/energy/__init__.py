@@ -4,5 +4,6 @@
 - ``accounting``: the extension that sets each job's power load and splits its running
   intervals into waiting and computing time (per utilization interval and per job);
 - ``tables``: power per interval, energy in the summary and per job;
+- ``extension``: the run's power extension (the accounting plus its tables and summary);
 - ``calibration``: the per-GPU power distribution of a replay against the published one.
 """
