@@ -77,7 +77,8 @@ def simulate(
     Plug-ins (``cluster`` ... ``power``) by name, name with options, ``Config`` or instance
     (module docstring); ``eval`` is ``none``, ``coupled`` or ``decoupled``. The settings mean
     what they mean in ``acmesim replay`` (``docs/cli.md``); ``run_id`` names the run in its
-    summary (empty: derived from the configuration). ``extensions`` (``acmesim.sim.extension``)
+    summary (empty: derived from the configuration); the configuration records ``progress``
+    as whether a bar or callback was asked for. ``extensions`` (``acmesim.sim.extension``)
     are attached after the run's own (an instance of a built-in kind, such as a
     ``FaultInjector``, replaces the run's). ``progress=True`` draws a progress bar (a widget in
     Jupyter), a callable is called as ``progress(fraction_of_span, jobs_done)``;
@@ -99,7 +100,8 @@ def simulate(
         placement=choices["placement"], failure=choices["failure"],
         checkpoint=choices["checkpoint"], recovery=choices["recovery"], eval=choices["eval"],
         power=choices["power"], mode=mode, seed=seed, cpu_jobs=cpu_jobs,
-        oversize_jobs=oversize_jobs, utilization_interval=utilization_interval, run_id=run_id)
+        oversize_jobs=oversize_jobs, utilization_interval=utilization_interval,
+        progress=progress is not None and progress is not False, run_id=run_id)
     return run(config, jobs=jobs, given=given, extensions=extensions, progress=progress,
                preemption=preemption, audit=audit)
 

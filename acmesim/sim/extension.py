@@ -45,6 +45,7 @@ from acmesim.sim.job import Job
 from acmesim.sim.trace_input import JobTable
 
 
+@runtime_checkable
 class SimulationAPI(Protocol):
     """What an extension may use of a running simulation (``Simulation`` implements it).
 
