@@ -95,11 +95,11 @@ def test_a_given_fault_injector_replaces_the_runs_own():
     from acmesim.policies.failure import FAILURES
     from acmesim.policies.recovery import RECOVERIES
 
-    injector = FaultInjector(FAILURES.create("exponential", {"node_mtbf_hours": 0.2}),
+    injector = FaultInjector(FAILURES.create("exponential", {"node_mtbf_hours": 0.5}),
                              CHECKPOINTS.create("none"), RECOVERIES.create("automatic"),
                              window=500.0)
     sims = []
-    result = acmesim.simulate(frame([job(0, 5000, 8)]), cluster(2),
+    result = acmesim.simulate(frame([job(0, 900, 8)]), cluster(2),
                               extensions=[injector, OnAttach(sims.append)])
     faults = [e for e in sims[0].extensions if isinstance(e, FaultInjector)]
     assert faults == [injector] and len(injector.windows) > 1
