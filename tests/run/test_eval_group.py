@@ -54,7 +54,9 @@ def test_the_old_cli_spelling_writes_the_files_of_the_new_one(tmp_path, monkeypa
     common = ["replay", "progress=false", f"trace.path={trace.name}", "cluster=tiny"]
     assert main([*common, "scheduler=acme_reservation", "eval=decoupled",
                  "eval.prior_packing=false", "hydra.run.dir=new"]) == 0
-    assert "deprecated" not in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "deprecated" not in printed.err
+    assert "checkpoint none, eval decoupled, mode scheduled" in printed.out
     assert main([*common, "scheduler=eval_decoupled", "scheduler.base=acme_reservation",
                  "scheduler.prior_packing=false", "hydra.run.dir=old"]) == 0
     err = capsys.readouterr().err
