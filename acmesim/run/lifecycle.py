@@ -257,10 +257,10 @@ def run_replay(
     began = time.perf_counter()
     run_dir = Path(run_dir)
     files.begin(run_dir)
-    config = normalized(config)
-    data = config_data(config)
     paths: dict[str, Path] = {}
     try:
+        config = normalized(config)
+        data = config_data(config)
         files.write_config(run_dir, data, paths)
         result = run(config, jobs=jobs, progress=progress if config.progress else None)
         files.write_tables(run_dir, result.named_tables(), paths)

@@ -125,3 +125,12 @@ def test_help_lists_the_eval_group_with_its_options():
     assert any(line.strip().startswith("request_gpus=0") and "GPUs per evaluation" in line
                for line in block)
     assert "scheduler=acme_reservation eval=decoupled" in text
+
+
+def test_a_bad_old_spelling_is_reported_in_the_summary_not_raised(tmp_path):
+    bad = ReplayConfig(progress=False, scheduler=Choice("eval_decoupled", {"base": "nope"}))
+    result = run_replay(bad, tmp_path, jobs=eval_burst())
+    assert result.error is not None and "unknown scheduler 'nope'" in result.error
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert "unknown scheduler 'nope'" in summary.loc[0, "error"]
+    assert not (tmp_path / "complete.json").exists()
