@@ -6,7 +6,19 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_trace"]
+__all__ = ["SimulationResult", "__version__", "load_trace", "simulate"]
+
+_LAZY = {"simulate": "acmesim.run.simulate", "SimulationResult": "acmesim.run.result"}
+"""Public names imported on first use, so ``import acmesim`` (and the CLI) stays light."""
+
+
+def __getattr__(name: str) -> Any:
+    """``acmesim.simulate`` and ``acmesim.SimulationResult``, imported on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'acmesim' has no attribute {name!r}")
 
 
 def load_trace(path: Any, format: str = "auto", **kwargs: Any):  # noqa: A002 - public API name

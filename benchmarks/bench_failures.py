@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from acmesim.core.config import Choice, ReplayConfig
-from acmesim.faults import injector_for
 from acmesim.run import simulate
 from acmesim.synth import generate_trace
 
@@ -43,12 +41,10 @@ def main() -> None:
     print(f"trace: {len(trace):,} jobs over {args.days} days "
           f"(generated in {time.perf_counter() - began:.1f} s)")
     base, base_wall = timed(trace)
-    config = ReplayConfig(failure=Choice(args.failure),
-                          checkpoint=Choice(args.checkpoint, {"mode": "async"}),
-                          recovery=Choice(args.recovery))
-    injector = injector_for(config)
-    faulty, faulty_wall = timed(trace, setup=injector.attach)
-    fields = {**faulty.summary, **injector.summary_fields()}
+    faulty, faulty_wall = timed(trace, failure=args.failure,
+                                checkpoint={"name": args.checkpoint, "mode": "async"},
+                                recovery=args.recovery)
+    fields = faulty.summary
     print(f"failure-free: {base_wall:.1f} s, {base.summary['events']:,} events, "
           f"ETTR pretrain {base.summary['ettr_pretrain']:.4f}")
     print(f"failure={args.failure} checkpoint={args.checkpoint}(async) "

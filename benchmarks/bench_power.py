@@ -34,16 +34,10 @@ from acmesim.run import simulate
 jobs = pd.read_pickle(sys.argv[1])
 scenario, power = sys.argv[2], sys.argv[3]
 kwargs = {} if power == "-" else {"power": power}
-setup = None
 if scenario == "faults":
-    from acmesim.faults import FaultInjector
-    from acmesim.policies.checkpoint import CHECKPOINTS
-    from acmesim.policies.failure import FAILURES
-    from acmesim.policies.recovery import RECOVERIES
-    setup = FaultInjector(FAILURES.create("acme"), CHECKPOINTS.create("young"),
-                          RECOVERIES.create("automatic")).attach
+    kwargs.update(failure="acme", checkpoint="young", recovery="automatic")
 began, cpu = time.perf_counter(), time.process_time()
-result = simulate(jobs, "seren", "fifo", "consolidate", setup=setup, **kwargs)
+result = simulate(jobs, "seren", "fifo", "consolidate", **kwargs)
 print(json.dumps({"wall": time.perf_counter() - began, "cpu": time.process_time() - cpu,
                   "events": result.summary["events"], "module": acmesim.__file__}))
 """
@@ -73,10 +67,6 @@ def in_process(days: float, rounds: int) -> None:
     """Alternate power=none and power=acme in this process; print min/median CPU and wall."""
     import time
 
-    from acmesim.faults import FaultInjector
-    from acmesim.policies.checkpoint import CHECKPOINTS
-    from acmesim.policies.failure import FAILURES
-    from acmesim.policies.recovery import RECOVERIES
     from acmesim.run import simulate
     from acmesim.synth import generate_trace
 
@@ -85,11 +75,10 @@ def in_process(days: float, rounds: int) -> None:
         runs: dict[str, list[tuple[float, float]]] = {"none": [], "acme": []}
         for _ in range(rounds):
             for power in runs:
-                setup = (FaultInjector(FAILURES.create("acme"), CHECKPOINTS.create("young"),
-                                       RECOVERIES.create("automatic")).attach
-                         if scenario == "faults" else None)
+                faults = ({"failure": "acme", "checkpoint": "young", "recovery": "automatic"}
+                          if scenario == "faults" else {})
                 began, cpu = time.perf_counter(), time.process_time()
-                simulate(jobs, "seren", "fifo", "consolidate", setup=setup, power=power)
+                simulate(jobs, "seren", "fifo", "consolidate", power=power, **faults)
                 runs[power].append((time.process_time() - cpu, time.perf_counter() - began))
         for label, pick in (("min", min), ("median", statistics.median)):
             cpu = {p: pick(r[0] for r in rs) for p, rs in runs.items()}

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import acmesim
 from acmesim.analysis.plots import plot_bars, plot_type_cdfs
-from acmesim.run import simulate
 from acmesim.synth import sample_trace_path
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "notebook_figures")
 jobs = acmesim.load_trace(sample_trace_path())
-result = simulate(jobs, cluster="seren", scheduler="fifo", progress=True)
+result = acmesim.simulate(jobs, cluster="seren", scheduler="fifo", progress=True)
 result  # noqa: B018 - in a notebook: headline figures, the per-type table, the first jobs
 
 # %% The result's tables are pandas DataFrames
@@ -34,7 +33,8 @@ from acmesim.cluster import CLUSTERS  # noqa: E402
 
 first_day = jobs[jobs["submit_time"] < jobs["submit_time"].min() + pd.Timedelta(days=1)]
 smaller = CLUSTERS.create("seren", {"nodes": 170}).spec
-runs = {name: simulate(first_day, cluster=smaller, scheduler=name) for name in ("fifo", "sjf")}
+runs = {name: acmesim.simulate(first_day, cluster=smaller, scheduler=name)
+        for name in ("fifo", "sjf")}
 means = pd.Series({name: run.summary["queue_delay_mean"] for name, run in runs.items()})
 plot_bars(means, means * 0, "queue_delay_mean", "s", out / "queue_delay_mean.png")
 print(means.round(2).to_string())

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
 from acmesim.cluster import ClusterSpec
+from acmesim.sim.extension import Extension
 
 T0 = pd.Timestamp("2023-03-01 00:00:00", tz="UTC")
 """Time 0 of factory traces (the earliest submission is put here unless told otherwise)."""
@@ -56,3 +57,13 @@ def cluster(nodes: int = 1, *, gpus: int = 8, per_leaf: int = 2, per_spine: int 
 def by_id(result_jobs: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Rows of a jobs table keyed by job_id."""
     return {row["job_id"]: row for row in result_jobs.to_dict("records")}
+
+
+class OnAttach(Extension):
+    """An extension that only calls ``callback(sim)`` when attached (probes, test faults)."""
+
+    def __init__(self, callback: Callable[[Any], None]) -> None:
+        self.callback = callback
+
+    def attach(self, sim: Any) -> None:
+        self.callback(sim)

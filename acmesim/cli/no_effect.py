@@ -9,7 +9,9 @@ leaving the user to discover it. The checks ask the plug-ins how they behave (no
   trace is the trace; ``trace.seed`` seeds a synthetic one);
 - a checkpoint policy that does not checkpoint a job that cannot fail (Young, Daly, optimal:
   their interval follows the failure rate) gives the result of ``checkpoint=none``;
-- a recovery policy that holds back no spare nodes has nothing to recover.
+- a recovery policy that holds back no spare nodes has nothing to recover;
+- an evaluation mode (``eval=``) in a recorded replay: every job starts when the trace did, so
+  no evaluation mode is attached (``acmesim.run.lifecycle``).
 """
 
 from __future__ import annotations
@@ -51,10 +53,14 @@ def reserves_spares(config: ReplayConfig, num_nodes: int = 100) -> bool:
 def no_effect_notes(config: ReplayConfig, given: Iterable[str]) -> list[str]:
     """A note for each of the ``given`` keys (``seed``, ``checkpoint``, ...) that has no effect."""
     keys = {key.split(".")[0] for key in given}
-    if jobs_can_fail(config):
-        return []
-    failure = f"failure={config.failure.name}"
     notes = []
+    if "eval" in keys and config.mode == "recorded" and config.eval.name != "none":
+        notes.append(f"note: eval={config.eval.name} cannot change the results: a recorded "
+                     f"replay starts every job when the trace did, so no evaluation mode is "
+                     f"attached (mode=scheduled replays them)")
+    if jobs_can_fail(config):
+        return notes
+    failure = f"failure={config.failure.name}"
     if "seed" in keys:
         notes.append(f"note: seed cannot change the results: only failure "
                      f"injection and recovery draw random numbers, and with {failure} no job "

@@ -26,7 +26,7 @@ def is_complete(run_dir: Path, config: ReplayConfig) -> bool:
     Finished means its completion record (written last) matches ``config`` and vouches for
     every file the run wrote (``acmesim.results.completion``).
     """
-    from acmesim.run.replay import config_data
+    from acmesim.run.identity import config_data
 
     if read_run(run_dir).status != COMPLETE:
         return False
@@ -140,8 +140,9 @@ def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool 
     lines = [
         f"replayed trace {config.trace.name!r} on cluster {config.cluster.name!r}: scheduler "
         f"{config.scheduler.name}, placement {config.placement.name}, failure "
-        f"{config.failure.name}, checkpoint {config.checkpoint.name}, mode {config.mode}, "
-        f"seed {config.seed}",
+        f"{config.failure.name}, checkpoint {config.checkpoint.name}"
+        + (f", eval {config.eval.name}" if config.eval.name != "none" else "")
+        + f", mode {config.mode}, seed {config.seed}",
     ]
     if result.error:
         lines[0] = "failed to replay" + lines[0].removeprefix("replayed")

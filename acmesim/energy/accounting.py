@@ -1,6 +1,7 @@
 """The power extension of a simulation: job loads on arrival, waiting time as intervals close.
 
-Attach with ``simulate(..., power=model)``. Two sources, both the engine's own:
+An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
+``simulate(..., power=model)``. Two sources, both the engine's own:
 
 - **which GPUs are held by running jobs, and their draw if computing**: every job gets a power
   ``load`` on arrival (its GPUs' running draw above idle, in mW); the engine sums the loads of
@@ -12,7 +13,8 @@ Attach with ``simulate(..., power=model)``. Two sources, both the engine's own:
   added per utilization interval (GPU-seconds waiting, and the draw they did not spend
   computing) and per job (restart and stall seconds).
 
-The engine adds no event for either; with ``power=none`` nothing is attached.
+The engine adds no event for either; with ``power=none`` nothing is attached. The tables and
+summary fields made from what this collects are ``acmesim.energy.extension.PowerExtension``'s.
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from acmesim.cluster.spec import ClusterSpec
 from acmesim.energy.job_util import job_utilization, trace_utilization
 from acmesim.policies.power.base import PowerModel
+from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
-from acmesim.sim.simulation import Simulation
 
 MILLI = 1000.0
 """Loads are integer milliwatts, so the engine's running sum is exact."""
 
 
-class PowerAccounting:
-    """Collects what the power tables need from one simulation (``attach`` before it runs)."""
+class PowerAccounting(Extension):
+    """Collects what the power tables need from one simulation (``attach`` before it runs).
+
+    ``frame`` is the trace table whose ``gpu_util`` column sets each job's utilization (default:
+    the table the run replays, seen in ``rewrite``).
+    """
 
     def __init__(self, model: PowerModel, interval: float, frame: pd.DataFrame | None = None
                  ) -> None:
@@ -42,7 +49,7 @@ class PowerAccounting:
         self.model = model
         self.interval = float(interval)
         self.frame = frame
-        self.sim: Simulation | None = None
+        self.sim: SimulationAPI | None = None
         self.drawn_utilization = 0
         self.wait_gpu_s: list[float] = []
         """Per utilization interval: GPU-seconds held by running jobs but waiting."""
@@ -50,7 +57,13 @@ class PowerAccounting:
         """Per utilization interval: joules the waiting GPUs drew less than if computing."""
 
     # ------------------------------------------------------------------ setup
-    def attach(self, sim: Simulation) -> None:
+    def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
+        """Keep the replayed table (its ``gpu_util``) unless one was given; ``jobs`` unchanged."""
+        if self.frame is None:
+            self.frame = jobs
+        return jobs
+
+    def attach(self, sim: SimulationAPI) -> None:
         """Set every job's load from its utilization; listen to interval closes."""
         self.sim = sim
         table = sim.table
@@ -78,15 +91,13 @@ class PowerAccounting:
         self.gpu_list = self.gpu_num.tolist()
         self.saving_w = (self.run_w - self.model.waiting_w).tolist()
         """Per job: watts a GPU draws less waiting than computing."""
-        sim.arrival_hooks.append(self._on_arrival)
-        sim.close_hooks.append(self._on_close)
 
-    def _on_arrival(self, job: Job) -> None:
+    def on_arrival(self, job: Job) -> None:
         """Give the arriving job its load (mW above idle over its GPUs while computing)."""
         job.load = self.loads[job.index]
 
     # ------------------------------------------------------------------ intervals
-    def _on_close(self, job: Job, now: float) -> None:
+    def on_close(self, job: Job, now: float) -> None:
         """Account the waiting parts of the running interval closing now."""
         i = job.index
         gpus = self.gpu_list[i]

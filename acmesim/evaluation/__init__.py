@@ -2,9 +2,10 @@
 
 A request (checkpoint x dataset suite) is *planned* by an evaluation scheduler plug-in into trials
 (``EVAL_SCHEDULERS``: ``coupled``, ``decoupled``). Planning is pure data, so the cluster replay
-reuses it: ``replay`` rewrites a trace's Eval jobs into planned trials, and ``scheduling`` holds
-the ``eval_coupled``/``eval_decoupled`` scheduler plug-ins that apply it. The stand-alone SimPy
-execution model of one request is ``acmesim.studies.evaluation``.
+reuses it: ``replay`` rewrites a trace's Eval jobs into planned trials, ``modes`` is the ``eval``
+config group (``none``, ``coupled``, ``decoupled``: the extension that applies it under any
+scheduler), and ``scheduling`` holds the deprecated ``eval_coupled``/``eval_decoupled``
+spelling. The stand-alone SimPy execution model of one request is ``acmesim.studies.evaluation``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Evaluation requests inside a full cluster replay: rewrite the job table, report the requests.
 
-``EvalReplay`` is what the ``eval_coupled`` and ``eval_decoupled`` scheduler plug-ins use:
+``EvalReplay`` is what the evaluation modes ``eval=coupled|decoupled`` (``modes``) use:
 
 1. ``rewrite(jobs, spec)`` before the replay: group the trace Eval jobs into requests
    (``batches``), expand each coupled (unchanged) or decoupled (re-planned trials,

@@ -1,6 +1,9 @@
 """Failure injection into a running simulation: faults, checkpoints, recovery, failures table.
 
-Attach with ``simulate(..., setup=injector.attach)``. Faults come from the failure model in
+An ``Extension`` (``acmesim.sim.extension``): the run lifecycle attaches the one of its
+``failure``/``checkpoint``/``recovery`` choices (``acmesim.faults.build``), or
+``simulate(..., extensions=[injector])``. It acts on the engine only through the
+``SimulationAPI`` control API. Faults come from the failure model in
 windows (one callback at a time, so the event queue stays small), each ``[start, end)`` drawn
 from its own random stream. The first window lasts ``window`` seconds (default: the trace span,
 at least a day) and usually covers the whole run. A later one takes the model's
@@ -35,7 +38,7 @@ plan must state that same cordon. Job-level failures are set when jobs arrive (`
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -47,8 +50,8 @@ from acmesim.faults.nodes import NodeLifecycle
 from acmesim.faults.table import FailureLog, sources_fields
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent
 from acmesim.policies.recovery.base import RecoveryPlan, RecoveryPolicy
+from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
-from acmesim.sim.simulation import Simulation
 
 DAY = 86_400.0
 RUNAWAY_FACTOR = 100.0
@@ -61,7 +64,7 @@ RecoveryFactory = Callable[[float], RecoveryPolicy]
 """Builds the recovery policy once the trace start (``epoch_unix``) is known."""
 
 
-class FaultInjector:
+class FaultInjector(Extension):
     """Injects a failure model's faults, checkpoints jobs and recovers them in one simulation."""
 
     def __init__(self, failure_model: Any, checkpoint_policy: Any,
@@ -74,11 +77,11 @@ class FaultInjector:
         self._recovery = recovery
         self._window_length = window
         self.log = FailureLog()
-        self.sim: Simulation | None = None
+        self.sim: SimulationAPI | None = None
 
     # ------------------------------------------------------------------ setup
-    def attach(self, sim: Simulation) -> None:
-        """Prepare ``sim`` before it runs (the ``setup`` callback of ``simulate``)."""
+    def attach(self, sim: SimulationAPI) -> None:
+        """Prepare ``sim`` before it runs: spares, job preparation, the first fault window."""
         self.sim = sim
         origin = sim.table.origin
         epoch = origin.timestamp() if origin is not None else 0.0
@@ -90,7 +93,6 @@ class FaultInjector:
         self.nodes = NodeLifecycle(sim, spares)
         self.preparer = JobPreparer(self.failure_model, self.checkpoint_policy,
                                     sim.rng.stream("failures.jobs"))
-        sim.arrival_hooks.append(self.preparer)
         topology = sim.cluster.topology
         self.info = ClusterInfo(topology.node_names, sim.cluster.gpus_per_node,
                                 tuple(leaf_name(leaf) for leaf in topology.leaf_of))
@@ -101,6 +103,10 @@ class FaultInjector:
         self._faults: deque[FailureEvent] = deque()
         if self.failure_model.sources.hardware:
             self._open_window()
+
+    def on_arrival(self, job: Job) -> None:
+        """Set the arriving job's checkpoint pace, final state and modeled failure."""
+        self.preparer(job)
 
     # ------------------------------------------------------------------ fault stream
     @property
@@ -115,7 +121,7 @@ class FaultInjector:
         Nothing is drawn when no other event is pending: jobs are left that nothing but faults
         could ever change, and the engine reports them as stuck.
         """
-        if self.windows and not self.sim.env.pending():
+        if self.windows and not self.sim.has_pending_events():
             return
         k = len(self.windows)
         stream = "failures.hardware" if k == 0 else f"failures.hardware.{k}"
@@ -132,14 +138,12 @@ class FaultInjector:
     def _stop_runaway(self) -> None:
         """Refuse to go on: the run has outlasted its trace ``RUNAWAY_FACTOR`` times over."""
         sim = self.sim
-        live = (sim.job(index) for index in range(len(sim.table)))
-        left = [*sim.held.values(), *(job for job in live if job is not None)]
-        widest = max(left, key=lambda job: job.nodes_needed, default=None)
+        widest = max(sim.live_jobs(), key=lambda job: job.nodes_needed, default=None)
         example = ("" if widest is None else f" (the widest, job {widest.job_id!r}, needs "
                    f"{widest.nodes_needed} of {sim.cluster.num_nodes} nodes)")
         raise AcmesimError(
-            f"stopped at t={sim.env.now:.6g} s ({sim.env.now / DAY:.1f} days, "
-            f"{RUNAWAY_FACTOR:g} x the trace's span): {len(sim.table) - sim.jobs.ended} job(s) "
+            f"stopped at t={sim.now:.6g} s ({sim.now / DAY:.1f} days, "
+            f"{RUNAWAY_FACTOR:g} x the trace's span): {sim.unfinished} job(s) "
             f"have not ended{example}; the faults leave them too little capacity to ever end "
             f"(lower the failure rate, shorten repairs or skip the largest jobs)")
 
@@ -156,7 +160,7 @@ class FaultInjector:
         if self._faults:
             fault = self._faults.popleft()
             sim.call_at(fault.time, lambda: self._strike(fault))
-        elif sim.jobs.ended < len(sim.table):
+        elif sim.unfinished:
             sim.call_at(self.windows[-1][1], self._open_window)
 
     # ------------------------------------------------------------------ one fault
@@ -198,7 +202,7 @@ class FaultInjector:
         sim = self.sim
         own = [node for node, _ in job.grants]
         lost = [node for node in own if node in cordoned]
-        plan = self.recovery.plan(fault, job, sim.env.now, self.rng,
+        plan = self.recovery.plan(fault, job, sim.now, self.rng,
                                   spares_free=len(self.nodes.spares), nodes_lost=len(lost))
         self._check_cordon(fault, plan)
         self._record_persisted_checkpoint(job)
@@ -230,7 +234,7 @@ class FaultInjector:
         if job.pace is None:
             return
         sim = self.sim
-        computing = sim.env.now - job.last_start - job.overhead
+        computing = sim.now - job.last_start - job.overhead
         if computing <= 0:
             return
         work = job.pace.persisted(job.done_work, job.run_time, computing)
@@ -242,10 +246,14 @@ class FaultInjector:
         """The ``failures.csv`` table of the run so far."""
         return self.log.frame()
 
+    def tables(self, done: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+        """The ``failures`` table."""
+        return {"failures": self.failures_table()}
+
     def summary_fields(self) -> dict[str, Any]:
         """The summary fields of failure injection (call after the run)."""
         sim = self.sim
-        self.nodes.close(float(sim.env.now))
+        self.nodes.close(float(sim.now))
         fields = sources_fields(self.failure_model.sources)
         fields.update({
             "failure_events": len(self.log),
@@ -255,7 +263,7 @@ class FaultInjector:
         return fields
 
 
-def _check_spares_leave_room(sim: Simulation, spares: int) -> None:
+def _check_spares_leave_room(sim: SimulationAPI, spares: int) -> None:
     """Refuse a spare pool that leaves too few nodes for the largest GPU job."""
     if not spares:
         return

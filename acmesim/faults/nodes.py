@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 
 from acmesim.cluster.health import NodeHealth
-from acmesim.sim.simulation import Simulation
+from acmesim.sim.extension import SimulationAPI
 
 
 class NodeLifecycle:
     """Takes nodes down and back up on the engine's clock; keeps the spare pool and downtime."""
 
-    def __init__(self, sim: Simulation, spares: int) -> None:
+    def __init__(self, sim: SimulationAPI, spares: int) -> None:
         self.sim = sim
         count = sim.cluster.num_nodes
         if not 0 <= spares < count:
@@ -39,7 +39,7 @@ class NodeLifecycle:
 
     def take_down(self, nodes: list[int], detection: float, repair: float) -> int:
         """Fail ``nodes`` now (their jobs already stopped); returns how many were in service."""
-        sim, now = self.sim, self.sim.env.now
+        sim, now = self.sim, self.sim.now
         until = now + repair
         newly = 0
         for node in nodes:
@@ -81,7 +81,7 @@ class NodeLifecycle:
 
     def _repaired(self, nodes: list[int]) -> None:
         """Nodes whose last repair ends now return to service (or to a short spare pool)."""
-        now = self.sim.env.now
+        now = self.sim.now
         for node in nodes:
             if self.down_until[node] > now or not self.is_down(node):
                 continue

@@ -11,9 +11,10 @@ from acmesim.results.schema import TABLES, TableSchema
 INTRO = """# Result files
 
 Every run writes these files into its run directory (atomically: each file is complete or
-absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
-`eval_decoupled` schedulers). A run that fails still writes `summary.csv`, with the error in its
-`error` column.
+absent; `eval_requests.csv` and `eval_jobs.csv` only with `eval=coupled` or `eval=decoupled`).
+`acmesim.simulate()` returns the same tables in memory, and its result's `save(dir)` writes
+exactly these files. A run that fails still writes `summary.csv`, with the error in its `error`
+column.
 
 - Times are seconds since the trace start: the earliest submission in the input job table
   (`trace_start` in the summary gives it as a UTC timestamp). Durations are seconds.

@@ -140,7 +140,7 @@ UTILIZATION = TableSchema("utilization.csv", "one interval of `utilization_inter
 
 EVAL_REQUESTS = TableSchema("eval_requests.csv", "one evaluation request: the trace Eval jobs "
                             "one user submitted in the same second with the same GPU count "
-                            "(written by the eval_coupled and eval_decoupled schedulers)", (
+                            "(written with eval=coupled or eval=decoupled)", (
     Column("request_id", "str", "-", "job id of the request's first trace Eval job"),
     Column("user", "str", "-", "the trace's user id"),
     Column("submit_time", "float", S, "submission time"),
@@ -164,7 +164,7 @@ EVAL_REQUESTS = TableSchema("eval_requests.csv", "one evaluation request: the tr
 ))
 
 EVAL_JOBS = TableSchema("eval_jobs.csv", "one trace Eval job of a request (a dataset; written "
-                        "by the eval_coupled and eval_decoupled schedulers)", (
+                        "with eval=coupled or eval=decoupled)", (
     Column("job_id", "str", "-", "the trace's job id"),
     Column("request_id", "str", "-", "the request it belongs to (eval_requests.csv)"),
     Column("gpu_num", "int", "GPUs", "GPUs recorded"),
@@ -203,6 +203,9 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("failure", "str", "-", "failure model (none: only the trace's own outcomes)"),
         Column("checkpoint", "str", "-", "checkpoint policy"),
         Column("recovery", "str", "-", "recovery policy"),
+        Column("eval", "str", "-", "evaluation mode: none, coupled (trace Eval jobs as recorded, "
+               "reported per request) or decoupled (re-planned into trials); none in recorded "
+               "mode"),
         Column("power", "str", "-", "power model (none: no energy accounting; every energy "
                "column below is then empty)"),
         Column("trace_outcomes", "str", "-", "replay, replace or both: whether the trace's "
@@ -315,7 +318,7 @@ def _summary_columns() -> tuple[Column, ...]:
         Column("prediction_bias", "float", S, "mean signed error (estimate - actual); > 0 "
                "means overestimates"),
         Column("eval_requests", "int", "requests", "evaluation requests the trace Eval jobs "
-               "were grouped into (eval_coupled / eval_decoupled schedulers; empty otherwise)"),
+               "were grouped into (eval=coupled or eval=decoupled; empty otherwise)"),
         Column("eval_recorded_gpu_time", "float", GPU_S, "the trace's own GPU time of those "
                "Eval jobs (recorded run_time x gpu_num), before any rewrite"),
         Column("eval_gpu_time", "float", GPU_S, "GPU time the replayed evaluation jobs held "
@@ -331,9 +334,13 @@ def _summary_columns() -> tuple[Column, ...]:
                "delay"),
         Column("events", "int", "events", "simulation events processed"),
         Column("passes", "int", "passes", "scheduling passes run"),
-        Column("events_per_second", "float", "1/s", "events / wall_time"),
-        Column("wall_time", "float", S, "wall-clock time of the run (the only non-"
-               "deterministic field)"),
+        Column("events_per_second", "float", "1/s", "events / wall-clock seconds of the event "
+               "loop alone (the simulator's speed; non-deterministic)"),
+        Column("wall_time", "float", S, "wall-clock time of the whole run, the same under "
+               "acmesim.simulate() and acmesim replay: from the configuration to the result "
+               "tables in memory (plug-ins, trace, simulation, tables, summary), not the writing "
+               "of files; up to the error in a failed run (non-deterministic, like "
+               "events_per_second)"),
         Column("error", "str", "-", "empty, or the error that stopped the run"),
     ]
     return tuple(head + outcomes + timing + per_type + tail)

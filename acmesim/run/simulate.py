@@ -1,171 +1,193 @@
-"""The library entry point: simulate a job table and get the result tables, no files."""
+"""``acmesim.simulate``: everything ``acmesim replay`` does, from Python, with the tables in memory.
+
+The arguments become the run's ``ReplayConfig`` and go through the one run lifecycle
+(``acmesim.run.lifecycle``), so a result equals the CLI's files (``result.save(dir)`` writes
+them). A plug-in argument may be
+
+- a registered name: ``failure="acme"``;
+- a name with options: ``scheduler={"name": "sjf", "predictor": "oracle"}``, or a ``Choice``;
+- the plug-in's typed ``Config``: ``checkpoint=FixedInterval.Config(interval_min=20)``;
+- a ready instance (a ``Scheduler``, a ``ClusterSpec``, a failure model, ...): used as is, and
+  recorded in the configuration by its registered name and options.
+
+Named plug-ins get every option filled in with its default, as the CLI records them.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
-from acmesim.cluster import ClusterSpec, cluster_spec
-from acmesim.energy.accounting import PowerAccounting
-from acmesim.energy.tables import job_energy, power_columns
-from acmesim.energy.tables import summary_fields as energy_fields
-from acmesim.evaluation.scheduling import SCHEDULERS  # with the eval_* plug-ins
+from acmesim.cluster import CLUSTERS, ClusterSpec
+from acmesim.core.config import Choice, ReplayConfig
+from acmesim.core.errors import ConfigError
+from acmesim.core.registry import Registry
+from acmesim.evaluation.modes import EVALS
+from acmesim.evaluation.scheduling import SCHEDULERS, split_legacy
+from acmesim.evaluation.scheduling.base import EvalReplayScheduler
+from acmesim.policies.checkpoint import CHECKPOINTS
+from acmesim.policies.failure import FAILURES
 from acmesim.policies.placement import PLACEMENTS
-from acmesim.policies.placement.base import Placement
 from acmesim.policies.power import POWERS
-from acmesim.policies.power.base import PowerModel
-from acmesim.policies.scheduling.base import Scheduler
-from acmesim.results.gpu_busy import gpu_busy_fields
-from acmesim.results.schema import TableSchema
-from acmesim.results.summary import job_statistics, loss_by_cause
-from acmesim.results.utilization import utilization_table
-from acmesim.run.progress import progress_callback
-from acmesim.sim.jobs_frame import jobs_frame
+from acmesim.policies.recovery import RECOVERIES
+from acmesim.run.lifecycle import run
+from acmesim.run.progress import ProgressArgument
+from acmesim.run.result import DISPLAYED_FIELDS, SimulationResult
+from acmesim.sim.extension import Extension
 from acmesim.sim.preemption import PreemptionModel
-from acmesim.sim.simulation import Progress, Simulation
-from acmesim.sim.trace_input import prepare_jobs
 
-
-@dataclasses.dataclass
-class SimulationResult:
-    """Tables and figures of one simulation (``summary`` holds the summary.csv fields)."""
-
-    jobs: pd.DataFrame
-    utilization: pd.DataFrame
-    curve: pd.DataFrame
-    summary: dict[str, Any]
-    trace_start: pd.Timestamp | None
-    tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
-    """Extra result tables of the scheduler (its ``result_tables`` hook), with their schemas."""
-    job_power: pd.DataFrame | None = None
-    """With a power model: each job's ``gpu_util`` and GPU draw while computing
-    (``running_w``, W), in jobs-table order."""
-
-    @property
-    def summary_frame(self) -> pd.DataFrame:
-        """The summary fields as a table (one row per field, column ``value``)."""
-        return pd.DataFrame({"value": pd.Series(self.summary, dtype=object)})
-
-    @property
-    def by_type(self) -> pd.DataFrame:
-        """Per job type: jobs, mean and median queueing delay and JCT (s)."""
-        from acmesim.results.job_delays import by_type_table
-
-        return by_type_table(self.jobs)
-
-    def _repr_html_(self) -> str:
-        """How a notebook shows the result: headline figures, the per-type table, the jobs."""
-        headline = [k for k in DISPLAYED_FIELDS if k in self.summary]
-        return (f"<b>SimulationResult</b>: {len(self.jobs):,} jobs, scheduler "
-                f"{self.summary.get('scheduler')}, placement {self.summary.get('placement')}, "
-                f"cluster {self.summary.get('cluster')}"
-                + self.summary_frame.loc[headline].T.to_html()
-                + "<b>by_type</b> (s)" + self.by_type.to_html(float_format="%.1f")
-                + "<b>jobs</b> (first rows)" + self.jobs.head().to_html())
-
-
-DISPLAYED_FIELDS = ("simulated_jobs", "makespan", "gpu_utilization", "queue_delay_mean",
-                    "jct_mean", "lost_gpu_time")
-"""Summary fields a notebook shows first (``SimulationResult._repr_html_``)."""
+PLUG_INS: dict[str, Registry] = {
+    "cluster": CLUSTERS, "scheduler": SCHEDULERS, "placement": PLACEMENTS,
+    "failure": FAILURES, "checkpoint": CHECKPOINTS, "recovery": RECOVERIES, "eval": EVALS,
+    "power": POWERS,
+}
+"""The plug-in groups of ``simulate`` and their registries (the CLI's groups but ``trace``)."""
 
 
 def simulate(
-    jobs: pd.DataFrame,
-    cluster: ClusterSpec | str = "seren",
-    scheduler: Scheduler | str = "fifo",
-    placement: Placement | str = "consolidate",
+    trace: pd.DataFrame | str | Path | Mapping[str, Any] | Choice,
+    cluster: Any = "seren",
+    scheduler: Any = "fifo",
+    placement: Any = "consolidate",
     *,
+    failure: Any = "none",
+    checkpoint: Any = "none",
+    recovery: Any = "automatic",
+    eval: Any = "none",  # noqa: A002 - the name of the config group
+    power: Any = "none",
     mode: Literal["recorded", "scheduled"] = "scheduled",
+    seed: int = 0,
     cpu_jobs: Literal["skip", "replay"] = "skip",
     oversize_jobs: Literal["error", "skip"] = "error",
     utilization_interval: float = 3600.0,
-    seed: int = 0,
+    run_id: str = "",
+    extensions: Sequence[Extension] = (),
     preemption: PreemptionModel | None = None,
-    progress: Progress | bool | None = None,
+    progress: ProgressArgument = None,
     audit: bool = False,
-    setup: Callable[[Simulation], None] | None = None,
-    power: PowerModel | str = "none",
 ) -> SimulationResult:
-    """Replay ``jobs`` (a normalized job table) and return its result tables.
+    """Replay ``trace`` on ``cluster`` and return every result table in memory.
 
-    ``cluster``/``scheduler``/``placement`` are objects or registered names (default options).
-    ``setup(sim)`` runs before the simulation starts (attach failure injectors, probes, ...);
-    ``progress=True`` draws a progress bar (a widget in Jupyter), a callable is called as
-    ``progress(fraction_of_span, jobs_done)``; ``audit=True`` re-verifies the cluster
-    bookkeeping after every pass (slow, for tests).
-    ``power`` (a model or a registered name) adds power per interval and energy columns;
-    ``"none"`` leaves them empty and attaches nothing.
-
-    Optional scheduler hooks (scheduled mode only; e.g. ``eval_decoupled``):
-    ``scheduler.rewrite_jobs(jobs, spec)`` returns the job table to replay instead of ``jobs``;
-    ``scheduler.result_tables(jobs_frame)`` returns extra ``(TableSchema, DataFrame)`` result
-    tables after the run, before ``summary_fields()`` is read.
+    ``trace`` is a normalized job table (``acmesim.load_trace``), a trace file's path, or a
+    trace source by name (``"sample"``) or with options (``{"name": "synthetic", "days": 5}``).
+    Plug-ins (``cluster`` ... ``power``) by name, name with options, ``Config`` or instance
+    (module docstring); ``eval`` is ``none``, ``coupled`` or ``decoupled``. The settings mean
+    what they mean in ``acmesim replay`` (``docs/cli.md``); ``run_id`` names the run in its
+    summary (empty: derived from the configuration); the configuration records ``progress``
+    as whether a bar or callback was asked for. ``extensions`` (``acmesim.sim.extension``)
+    are attached after the run's own (an instance of a built-in kind, such as a
+    ``FaultInjector``, replaces the run's). ``progress=True`` draws a progress bar (a widget in
+    Jupyter), a callable is called as ``progress(fraction_of_span, jobs_done)``;
+    ``audit=True`` re-verifies the cluster bookkeeping after every pass (slow, for tests).
     """
-    spec = cluster_spec(cluster)
-    if isinstance(scheduler, str):
-        scheduler = SCHEDULERS.create(scheduler)
-    if isinstance(placement, str):
-        placement = PLACEMENTS.create(placement)
-    rewrite = getattr(scheduler, "rewrite_jobs", None)
-    if rewrite is not None and mode == "scheduled":
-        jobs = rewrite(jobs, spec)
-    table = prepare_jobs(jobs, spec, mode=mode, cpu_jobs=cpu_jobs, oversize_jobs=oversize_jobs)
-    model: PowerModel = POWERS.create(power) if isinstance(power, str) else power
-    with progress_callback(progress) as callback:
-        sim = Simulation(table, spec, scheduler, placement, mode=mode, preemption=preemption,
-                         progress=callback, audit=audit, seed=seed)
-        accounting = PowerAccounting(model, utilization_interval, jobs) if model.enabled else None
-        if accounting is not None:
-            accounting.attach(sim)
-        if setup is not None:
-            setup(sim)
-        began = time.perf_counter()
-        sim.run()
-        loop_time = time.perf_counter() - began
-    frame = jobs_frame(table, sim.jobs, sim.cluster.topology.node_names)
-    curve = sim.steps.arrays()
-    summary = {
-        "mode": mode, "scheduler": getattr(scheduler, "registry_name", type(scheduler).__name__),
-        "placement": getattr(placement, "registry_name", type(placement).__name__),
-        "power": getattr(model, "registry_name", type(model).__name__),
-        "cluster": spec.name, "cluster_gpus": spec.total_gpus, "seed": seed,
-        "trace_start": table.origin.isoformat() if table.origin is not None else "",
-        "input_jobs": table.input_jobs, "cpu_jobs_skipped": table.cpu_skipped,
-        "oversize_jobs_skipped": table.oversize_skipped,
-        "simulated_span": float(sim.env.now), "events": sim.events, "passes": sim.passes,
-        "events_per_second": sim.events / loop_time if loop_time > 0 else 0.0,
-        "wall_time": loop_time,
-    }
-    summary.update(job_statistics(frame, spec.total_gpus, recorded=mode == "recorded"))
-    summary.update(loss_by_cause(frame, float(sum(sim.jobs.failure_lost_gpu_time))))
-    summary.update(gpu_busy_fields(frame, jobs))
-    report = getattr(sim.scheduler, "result_tables", None)
-    tables = list(report(frame)) if report is not None else []
-    summary.update(sim.scheduler.summary_fields())
-    utilization = utilization_table(curve, float(sim.env.now), utilization_interval,
-                                    spec.total_gpus)
-    if accounting is not None:
-        utilization = power_columns(accounting, curve, utilization, spec.total_gpus,
-                                    spec.gpus_per_node)
-        frame["energy_kwh"] = job_energy(accounting, frame["run_time"].to_numpy(dtype=float),
-                                         (frame["pool"] == "gpu").to_numpy(), spec.gpus_per_node)
-        summary.update(energy_fields(accounting, curve, float(sim.env.now),
-                                     sim.jobs.failure_lost_gpu_time, spec.total_gpus,
-                                     spec.gpus_per_node))
-    return SimulationResult(
-        jobs=frame,
-        utilization=utilization,
-        curve=pd.DataFrame(curve),
-        summary=summary,
-        trace_start=table.origin,
-        tables=tables,
-        job_power=(pd.DataFrame({"gpu_util": accounting.util, "running_w": accounting.run_w})
-                   if accounting is not None else None),
-    )
+    given: dict[str, Any] = {}
+    choices: dict[str, Choice] = {}
+    values = {"cluster": cluster, "scheduler": scheduler, "placement": placement,
+              "failure": failure, "checkpoint": checkpoint, "recovery": recovery,
+              "eval": eval, "power": power}
+    for group, value in values.items():
+        choices[group], instance = as_choice(group, value)
+        if instance is not None:
+            given[group] = instance
+    _split_legacy_scheduler(choices, given)
+    jobs, trace_choice = _trace(trace)
+    config = ReplayConfig(
+        trace=trace_choice, cluster=choices["cluster"], scheduler=choices["scheduler"],
+        placement=choices["placement"], failure=choices["failure"],
+        checkpoint=choices["checkpoint"], recovery=choices["recovery"], eval=choices["eval"],
+        power=choices["power"], mode=mode, seed=seed, cpu_jobs=cpu_jobs,
+        oversize_jobs=oversize_jobs, utilization_interval=utilization_interval,
+        progress=progress is not None and progress is not False, run_id=run_id)
+    return run(config, jobs=jobs, given=given, extensions=extensions, progress=progress,
+               preemption=preemption, audit=audit)
 
 
-__all__ = ["SimulationResult", "simulate"]
+# ---------------------------------------------------------------------- arguments
+def as_choice(group: str, value: Any) -> tuple[Choice, Any]:
+    """``(choice, instance or None)`` of a plug-in argument of ``group`` (module docstring)."""
+    registry = PLUG_INS[group]
+    if isinstance(value, str):
+        return full_choice(registry, Choice(value)), None
+    if isinstance(value, Choice):
+        return full_choice(registry, value), None
+    if isinstance(value, Mapping):
+        options = dict(value)
+        if "name" not in options:
+            raise ConfigError(f"{group}: a dict names its plug-in with key 'name', got "
+                              f"{sorted(options)}")
+        return full_choice(registry, Choice(str(options.pop("name")), options)), None
+    if isinstance(value, ClusterSpec):
+        return Choice(value.name, _options(value, skip=("name",))), value
+    name = _config_owner(registry, value)
+    if name is not None:
+        return full_choice(registry, Choice(name, _options(value))), None
+    name = getattr(value, "registry_name", None)
+    if name is None:
+        raise ConfigError(f"{group}: expected a registered name (one of "
+                          f"{', '.join(registry.names())}), a dict with 'name', its Config or "
+                          f"an instance, got {type(value).__name__}")
+    return Choice(name, _options(getattr(value, "config", None))), value
+
+
+def full_choice(registry: Registry, choice: Choice) -> Choice:
+    """``choice`` with its canonical name and every option (defaults filled in, validated)."""
+    name = registry.canonical(choice.name)
+    return Choice(name, _options(registry.make_config(name, choice.options)))
+
+
+def _options(config: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A dataclass's fields as plain data (what the CLI records), else no options."""
+    if not dataclasses.is_dataclass(config) or isinstance(config, type):
+        return {}
+    return {k: v for k, v in dataclasses.asdict(config).items() if k not in skip}
+
+
+def _config_owner(registry: Registry, value: Any) -> str | None:
+    """The plug-in whose own ``Config`` class ``value`` is an instance of (None: not one)."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return None
+    owners = [n for n in registry.names() if registry.config_class(n) is type(value)]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _split_legacy_scheduler(choices: dict[str, Choice], given: dict[str, Any]) -> None:
+    """Turn ``scheduler="eval_*"`` (name or instance) into the scheduler plus ``eval``."""
+    instance = given.get("scheduler")
+    if isinstance(instance, EvalReplayScheduler):
+        given["scheduler"] = instance.base
+        given.pop("eval", None)
+    split = split_legacy(choices["scheduler"])
+    if split is not None:
+        scheduler, mode = split
+        choices["scheduler"] = full_choice(SCHEDULERS, scheduler)
+        choices["eval"] = full_choice(EVALS, mode)
+
+
+def _trace(trace: Any) -> tuple[pd.DataFrame | None, Choice]:
+    """The job table given (or None: the run loads it) and the trace choice to record."""
+    from acmesim.sources import TRACES
+
+    if isinstance(trace, pd.DataFrame):
+        return trace, Choice("table", {"rows": len(trace)})
+    if isinstance(trace, Choice):
+        return None, full_choice(TRACES, trace)
+    if isinstance(trace, Mapping):
+        options = dict(trace)
+        return None, full_choice(TRACES, Choice(str(options.pop("name", "")), options))
+    if isinstance(trace, str | Path):
+        path = Path(trace)
+        if path.exists() or not isinstance(trace, str) or trace not in TRACES.aliases():
+            if not path.exists():
+                raise ConfigError(f"trace {str(trace)!r}: no such file (a trace source would be "
+                                  f"one of {', '.join(TRACES.names())})")
+            return None, full_choice(TRACES, Choice("file", {"path": str(path.resolve())}))
+        return None, full_choice(TRACES, Choice(trace))
+    raise ConfigError(f"trace: expected a job table, a file path or a trace source, got "
+                      f"{type(trace).__name__}")
+
+
+__all__ = ["DISPLAYED_FIELDS", "SimulationResult", "as_choice", "simulate"]

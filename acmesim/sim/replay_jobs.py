@@ -3,7 +3,7 @@
 What the synthetic generator's baseline (``acmesim.synth.baseline``) needs from the simulator:
 the jobs table of a scheduled or recorded replay under a named scheduler, and the engine's
 ``Job`` objects as they arrive. The full entry point (energy, scheduler hooks, summary) is
-``acmesim.run.simulate``; with those off it builds the same ``Simulation`` as this function.
+``acmesim.simulate``; with those off it builds the same ``Simulation`` as this function.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pandas as pd
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.scheduling import SCHEDULERS
+from acmesim.sim.extension import Extension
 from acmesim.sim.job import Job
 from acmesim.sim.jobs_frame import jobs_frame
 from acmesim.sim.simulation import Simulation
@@ -32,9 +33,19 @@ def replay_jobs(jobs: pd.DataFrame, spec: ClusterSpec, scheduler: str, *,
     is called with each engine ``Job`` as it arrives.
     """
     table = prepare_jobs(jobs, spec, mode=mode)
+    probes = [ArrivalProbe(on_arrival)] if on_arrival is not None else []
     sim = Simulation(table, spec, SCHEDULERS.create(scheduler), PLACEMENTS.create(placement),
-                     mode=mode, seed=seed)
-    if on_arrival is not None:
-        sim.arrival_hooks.append(on_arrival)
+                     mode=mode, seed=seed, extensions=probes)
     sim.run()
     return jobs_frame(table, sim.jobs, sim.cluster.topology.node_names)
+
+
+class ArrivalProbe(Extension):
+    """An extension that only shows each arriving engine ``Job`` to a callback."""
+
+    def __init__(self, callback: Callable[[Job], None]) -> None:
+        self.callback = callback
+
+    def on_arrival(self, job: Job) -> None:
+        """Show ``job`` to the callback."""
+        self.callback(job)

@@ -7,10 +7,14 @@ that time (see ``acmesim.sim.clock``). Every completion event carries the job's 
 stopping a job early bumps the epoch, so its stale completion event is ignored when it fires.
 
 Policies never touch this object: the scheduler returns a ``Decision`` that the engine applies.
-Failure injection and checkpoint policies use the control methods ``preempt``, ``interrupt``,
+Extensions (``acmesim.sim.extension``: faults, energy, evaluation) are given to the constructor,
+which attaches them; the engine calls their ``on_arrival`` and ``on_close`` hooks, and they act
+through the control API below (the section "control API": ``preempt``, ``interrupt``,
 ``relaunch``, ``terminate``, ``set_node_health``, ``set_switch_health``, ``record_checkpoint``,
-``call_at`` and ``call_later``, and may adjust each job as it arrives (``arrival_hooks``). The run
-ends when the last job ends, even if such callbacks are still scheduled later.
+``call_at``, ``call_later``) and read its state through ``now``, ``progress``, ``job``,
+``live_jobs``, ``unfinished``, ``has_pending_events``, ``rng``, ``table``, ``cluster`` (read
+only), ``running`` and ``held``. The run ends when the last job ends, even if such callbacks are
+still scheduled later.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from acmesim.policies.placement.base import Placement
 from acmesim.policies.scheduling.base import Scheduler
 from acmesim.results.recorders import JobRecorder, StepRecorder
 from acmesim.sim.clock import PASS_PRIORITY, Clock
+from acmesim.sim.extension import Extension, overrides
 from acmesim.sim.job import DONE, HELD, NAN, PENDING, RUNNING, Job
 from acmesim.sim.preemption import PreemptionModel
 from acmesim.sim.recorded import RecordedStarts
@@ -70,6 +75,7 @@ class Simulation:
         progress: Progress | None = None,
         audit: bool = False,
         seed: int = 0,
+        extensions: Sequence[Extension] = (),
     ) -> None:
         if mode not in ("recorded", "scheduled"):
             raise AcmesimError(f"unknown mode {mode!r}; valid modes: recorded, scheduled")
@@ -103,14 +109,16 @@ class Simulation:
         self.running: dict[int, Job] = {}
         self.held: dict[int, Job] = {}
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
-        self.arrival_hooks: list[Callable[[Job], None]] = []
-        """Called with each job as it arrives, before it is queued (may set its work, final
-        state, checkpoint ``pace`` or power ``load``)."""
-        self.close_hooks: list[Callable[[Job, float], None]] = []
-        """Called with each job and the time as one of its running intervals closes, once the
-        engine has accounted it (the interval ran from ``job.last_start``; ``job.overhead``,
-        ``job.done_work`` and ``job.pace`` still describe it; ``job.stall_time`` includes its
-        checkpoint stalls)."""
+        self.extensions: tuple[Extension, ...] = tuple(extensions)
+        """The attached extensions, in the order their hooks are called."""
+        self._arrival_hooks: list[Callable[[Job], None]] = [
+            e.on_arrival for e in self.extensions if overrides(e, "on_arrival")]
+        """``on_arrival`` of each extension that has one (called before the job is queued)."""
+        self._close_hooks: list[Callable[[Job, float], None]] = [
+            e.on_close for e in self.extensions if overrides(e, "on_close")]
+        """``on_close`` of each extension that has one (the interval ran from
+        ``job.last_start``; ``job.overhead``, ``job.done_work`` and ``job.pace`` still describe
+        it; ``job.stall_time`` includes its checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -132,6 +140,8 @@ class Simulation:
                                   MappingProxyType(self.running), self.cluster_view, self._fit)
         hooks = ("on_arrival", "on_start", "on_requeue", "on_finish")
         self._hooks = {h: _overrides(self.scheduler, h) for h in hooks}
+        for extension in self.extensions:
+            extension.attach(self)
 
     def _demand_of(self, pool: str) -> Callable[[], int]:
         """A reader of one pool's queued GPU demand."""
@@ -187,7 +197,7 @@ class Simulation:
 
     def _on_arrivals(self, indices: list[int]) -> None:
         """Jobs submitted now enter their pending queues."""
-        table, hooked, prepare = self.table, self._hooks["on_arrival"], self.arrival_hooks
+        table, hooked, prepare = self.table, self._hooks["on_arrival"], self._arrival_hooks
         job_id, user, type_, state, pool = (table.job_id, table.user, table.type, table.state,
                                             table.pool)
         gpu_num, node_num, cpu_num = table.gpu_num, table.node_num, table.cpu_num
@@ -387,7 +397,7 @@ class Simulation:
         if job.pace is not None:
             computing = max(0.0, held - job.overhead)
             job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
-        for hook in self.close_hooks:
+        for hook in self._close_hooks:
             hook(job, now)
         job.epoch += 1
         job.expected_end = math.nan
@@ -456,6 +466,27 @@ class Simulation:
         if self._hooks["on_requeue"]:
             self.scheduler.on_requeue(job, self.view)
         self.request_pass()
+
+    # ------------------------------------------------------------------ state extensions read
+    @property
+    def now(self) -> float:
+        """The current simulated time (s)."""
+        return self.env.now
+
+    @property
+    def unfinished(self) -> int:
+        """Jobs of the table that have not ended yet (not arrived, pending, running or held)."""
+        return len(self.table) - self.jobs.ended
+
+    def has_pending_events(self) -> bool:
+        """Whether anything else is scheduled to happen (an arrival, an end, a callback)."""
+        return self.env.pending() > 0
+
+    def live_jobs(self) -> list[JobInfo]:
+        """Every arrived job that has not ended: held first, then pending and running."""
+        found: list[JobInfo] = list(self.held.values())
+        live = (self.job(index) for index in range(len(self.table)))
+        return found + [job for job in live if job is not None]
 
     # ------------------------------------------------------------------ control API
     def preempt(self, job: JobInfo) -> None:

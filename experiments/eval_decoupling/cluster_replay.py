@@ -1,9 +1,9 @@
 """Coupled vs decoupled evaluation in a full replay of a 30-day synthetic Seren trace.
 
 For every trace seed, base scheduler and variant of ``cluster_replay.yaml``, the trace
-(``generate_trace(profile, days, seed)``) is replayed on the modeled cluster under the variant's
-evaluation-replay scheduler (``eval_coupled``: Eval jobs as recorded; ``eval_decoupled``: grouped
-into requests and re-planned by the trial coordinator) with the base scheduler deciding. Writes,
+(``generate_trace(profile, days, seed)``) is replayed on the modeled cluster by the base scheduler
+under the variant's evaluation mode (``eval=coupled``: Eval jobs as recorded; ``eval=decoupled``:
+grouped into requests and re-planned by the trial coordinator). Writes,
 atomically, to ``out_dir``: ``runs.csv`` (one row per run), ``requests_<variant>.csv`` (the
 headline seed and base, one row per evaluation request), ``cluster_replay.png`` and
 ``config.yaml``; prints the README table. Usage:
@@ -26,7 +26,6 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from acmesim.core.atomic import atomic_open, atomic_write_csv, atomic_write_text  # noqa: E402
 from acmesim.core.script_config import load_script_config  # noqa: E402
-from acmesim.policies.scheduling import SCHEDULERS  # noqa: E402
 from acmesim.run import simulate  # noqa: E402
 from acmesim.synth import generate_trace  # noqa: E402
 
@@ -50,12 +49,10 @@ def _stats(values: pd.Series, prefix: str) -> dict[str, float]:
 def run_one(trace: pd.DataFrame, cluster: str, base: str,
             variant: dict) -> tuple[dict, pd.DataFrame]:
     """One replay: its figures and its eval_requests table."""
-    options = {"base": base, **variant["options"]}
-    scheduler = SCHEDULERS.create(variant["scheduler"], options)
     began = time.perf_counter()
-    result = simulate(trace, cluster, scheduler)
+    result = simulate(trace, cluster, base, eval={"name": variant["eval"], **variant["options"]})
     wall = time.perf_counter() - began
-    requests = next(t for s, t in result.tables if s.file_name == "eval_requests.csv")
+    requests = result.eval_requests
     jobs, summary = result.jobs, result.summary
     pretrain = jobs[jobs.type == "Pretrain"]
     rest = jobs[~jobs.type.isin(["Pretrain", "Eval"])]

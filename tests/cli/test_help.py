@@ -54,3 +54,14 @@ def test_a_long_key_puts_its_meaning_on_the_next_line_at_the_column():
     long = option_line("a_very_long_option_name=1234567", "what it does")
     assert long.splitlines() == [" " * 8 + "a_very_long_option_name=1234567",
                                  " " * OPTION_COLUMN + "what it does"]
+
+
+def test_every_replay_config_field_documents_its_meaning():
+    from acmesim.core.config import ReplayConfig
+
+    docs = field_docs(ReplayConfig)
+    for field in dataclasses.fields(ReplayConfig):
+        assert len(docs.get(field.name, "").split()) >= 3, f"ReplayConfig.{field.name}"
+    text = help_text(load_registries())
+    assert any(line.startswith("  mode=scheduled") and "recorded (start jobs" in line
+               for line in text.splitlines())

@@ -37,6 +37,15 @@ def test_with_a_failure_model_nothing_is_noted():
     assert len(no_effect_notes(config(checkpoint="young"), given)) == 3
 
 
+def test_an_evaluation_mode_is_noted_only_in_a_recorded_replay():
+    recorded = dataclasses.replace(config(eval="decoupled"), mode="recorded")
+    notes = no_effect_notes(recorded, ["eval", "eval.prior_packing"])
+    assert len(notes) == 1 and "eval=decoupled cannot change the results" in notes[0]
+    assert no_effect_notes(config(eval="decoupled"), ["eval"]) == []
+    assert no_effect_notes(dataclasses.replace(config(failure="exponential", eval="coupled"),
+                                               mode="recorded"), ["eval"])[0].startswith("note")
+
+
 def test_only_given_keys_are_noted():
     assert no_effect_notes(config(checkpoint="young"), ["scheduler"]) == []
     assert len(no_effect_notes(config(), ["seed"])) == 1

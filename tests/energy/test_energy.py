@@ -49,7 +49,7 @@ def test_a_failure_and_checkpoint_stalls_cost_exactly_the_hand_computed_energy(t
     trace = frame([job(0, 1000, 8, type="Pretrain")]).assign(gpu_util=0.5)  # 200 W computing
     injector = FaultInjector(failure_trace(tmp_path, ["250,n0000,node_failure,1000"]),
                              ExactPlan(), RECOVERIES.create("automatic", {"manual_fraction": 0.0}))
-    result = simulate(trace, cluster(2), setup=injector.attach, audit=True,
+    result = simulate(trace, cluster(2), extensions=[injector], audit=True,
                       power=POWERS.create("linear", SIMPLE), utilization_interval=500.0)
     # timeline (test_fault_injection): computes 0-250 (20 s of it stalled), fault at 250, held
     # until 730, restarts on n0001: 310 s overhead, then 800 s work + 70 s stalls, ends 1910
@@ -159,7 +159,7 @@ def test_energy_is_conserved_under_every_scheduler_and_failure_model(scheduler, 
                              CHECKPOINTS.create("fixed", {"interval_min": 5.0}),
                              RECOVERIES.create("automatic"))
     result = simulate(frame(rows), cluster(4), SCHEDULERS.create(scheduler),
-                      setup=injector.attach, power="acme", utilization_interval=interval, seed=2)
+                      extensions=[injector], power="acme", utilization_interval=interval, seed=2)
     s, u = result.summary, result.utilization
     states = s["energy_idle_kwh"] + s["energy_waiting_kwh"] + s["energy_running_kwh"]
     assert states == pytest.approx(s["energy_kwh"], rel=1e-9)
@@ -187,7 +187,7 @@ def test_power_follows_the_utilization_step_of_a_job_held_after_a_fault():
     rows = [job(563, 2203, 8, type="SFT"), job(1422, 2773, 16, 2, type="SFT")]
     injector = FaultInjector(FAILURES.create("exponential", {"node_mtbf_hours": 1.0}),
                              CHECKPOINTS.create("none"), RECOVERIES.create("automatic"))
-    result = simulate(frame(rows), cluster(4), setup=injector.attach, power="acme", seed=2)
+    result = simulate(frame(rows), cluster(4), extensions=[injector], power="acme", seed=2)
     assert result.summary["failures"] > 0
     assert_jobs_drew_what_the_held_gpus_drew(result)
 

@@ -16,6 +16,7 @@ from factories import by_id, cluster, frame, job
 from acmesim.core.errors import ConfigError, UnknownNameError, UnknownOptionError
 from acmesim.evaluation.batches import group_eval_jobs
 from acmesim.evaluation.metric_queue import fifo_starts
+from acmesim.evaluation.modes import EVALS
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.run import simulate
 
@@ -38,14 +39,14 @@ def burst_and_pretrain() -> pd.DataFrame:
     ])
 
 
-def replay(jobs, name, **options):
-    result = simulate(jobs, cluster(1), SCHEDULERS.create(name, options), audit=True)
+def replay(jobs, mode, **options):
+    result = simulate(jobs, cluster(1), eval={"name": mode, **options}, audit=True)
     tables = {schema.file_name: table for schema, table in result.tables}
     return result, tables["eval_requests.csv"], tables["eval_jobs.csv"].set_index("job_id")
 
 
 def test_coupled_replays_the_trace_jobs_and_reports_the_request():
-    result, requests, datasets = replay(burst_and_pretrain(), "eval_coupled")
+    result, requests, datasets = replay(burst_and_pretrain(), "coupled")
     rows = by_id(result.jobs)
     assert [(rows[j]["start_time"], rows[j]["end_time"]) for j in ("e1", "e2", "e3", "p")] == [
         (0, 1000), (0, 1000), (0, 200), (1000, 1500)]
@@ -62,7 +63,7 @@ def test_coupled_replays_the_trace_jobs_and_reports_the_request():
 def test_decoupled_splits_merges_and_moves_metrics_off_the_gpu():
     # Width 3 GPUs: W = (774.16 x 2 + 126.16) / 3 = 558.16. e1, e2: target 558.16 - 190 ->
     # ceil(774.16 / 368.16) = 3 shards each; e3 (126.16 < W / 4) is a trial of its own, last.
-    result, requests, datasets = replay(burst_and_pretrain(), "eval_decoupled")
+    result, requests, datasets = replay(burst_and_pretrain(), "decoupled")
     rows = by_id(result.jobs)
     shard = LOAD + work(1000) / 3  # 263.408 s
     small = LOAD + work(200)  # 131.515 s
@@ -93,7 +94,7 @@ def test_merged_trial_finishes_its_first_dataset_mid_trial():
     jobs = frame([job(0, 1000, type="Eval", job_id="big"),
                   job(0, 100, type="Eval", job_id="s1"),
                   job(0, 100, type="Eval", job_id="s2")])
-    result, requests, datasets = replay(jobs, "eval_decoupled")
+    result, requests, datasets = replay(jobs, "decoupled")
     rows = by_id(result.jobs)
     merged = rows["big/t003"]
     assert merged["end_time"] == pytest.approx(LOAD + 2 * 51.5, abs=1e-9)
@@ -107,11 +108,11 @@ def test_merged_trial_finishes_its_first_dataset_mid_trial():
 
 
 def test_ablations_change_the_trials_exactly():
-    unpacked = by_id(replay(burst_and_pretrain(), "eval_decoupled", prior_packing=False)[0].jobs)
+    unpacked = by_id(replay(burst_and_pretrain(), "decoupled", prior_packing=False)[0].jobs)
     assert sorted(unpacked) == ["e1/t000", "e1/t001", "e1/t002", "p"]
     assert unpacked["e1/t000"]["run_time"] == pytest.approx(LOAD + work(1000), abs=1e-9)
     assert unpacked["p"]["start_time"] == pytest.approx(LOAD + work(1000), abs=1e-9)
-    remote = by_id(replay(burst_and_pretrain(), "eval_decoupled", decouple_loading=False)[0].jobs)
+    remote = by_id(replay(burst_and_pretrain(), "decoupled", decouple_loading=False)[0].jobs)
     assert remote["e1/t000"]["run_time"] == pytest.approx(REMOTE_LOAD + work(1000) / 3, abs=1e-9)
 
 
@@ -120,7 +121,7 @@ def test_a_request_waits_for_gpus_in_both_modes():
                   job(10, 1000, type="Eval", job_id="e1"),
                   job(10, 1000, type="Eval", job_id="e2")])
     # decoupled: width 2 -> W = 774.16, target 584.16 -> both jobs split in 2 shards
-    expected = {"eval_coupled": 90 + 1000, "eval_decoupled": 90 + LOAD + 774.16 / 2 + 190}
+    expected = {"coupled": 90 + 1000, "decoupled": 90 + LOAD + 774.16 / 2 + 190}
     for name, makespan in expected.items():
         _, requests, _ = replay(jobs, name)
         assert requests.loc[0, "submit_time"] == 10
@@ -150,8 +151,7 @@ def test_rewritten_table_keeps_other_rows_and_places_trials_at_the_request():
                   job(5, 300, type="Eval", job_id="e2", start=9),
                   job(6, 50, type="SFT", job_id="s1")])
     jobs["gpu_util"] = [0.5, 0.4, 0.4, 0.9]
-    scheduler = SCHEDULERS.create("eval_decoupled", {"prior_packing": False})
-    table = scheduler.rewrite_jobs(jobs, cluster(1))
+    table = EVALS.create("decoupled", {"prior_packing": False}).rewrite(jobs, cluster(1))
     assert list(table.job_id) == ["o1", "e1/t000", "e1/t001", "s1"]
     assert table.set_index("job_id").loc[["o1", "s1"]].equals(jobs.set_index("job_id").loc[
         ["o1", "s1"]])
@@ -165,7 +165,7 @@ def test_rewritten_table_keeps_other_rows_and_places_trials_at_the_request():
 def test_trial_state_is_completed_only_when_every_source_job_completed():
     jobs = frame([job(0, 20, type="Eval", job_id="ok"),
                   job(0, 20, type="Eval", job_id="bad", state="FAILED")])
-    result, _, _ = replay(jobs, "eval_decoupled")  # both tiny: merged into one trial
+    result, _, _ = replay(jobs, "decoupled")  # both tiny: merged into one trial
     assert list(result.jobs.state) == ["FAILED"]
 
 
@@ -174,13 +174,12 @@ def test_coupled_jobs_table_equals_the_base_schedulers():
                       user=f"u{i % 3}") for i in range(30)])
     for base in ("fifo", "acme_reservation"):
         plain = simulate(jobs, cluster(2), base).jobs
-        wrapped = simulate(jobs, cluster(2), SCHEDULERS.create("eval_coupled", {"base": base}))
+        wrapped = simulate(jobs, cluster(2), base, eval="coupled")
         pd.testing.assert_frame_equal(plain, wrapped.jobs)
 
 
 def test_recorded_mode_replays_the_trace_and_writes_no_eval_tables():
-    result = simulate(burst_and_pretrain(), cluster(1), SCHEDULERS.create("eval_decoupled"),
-                      mode="recorded")
+    result = simulate(burst_and_pretrain(), cluster(1), eval="decoupled", mode="recorded")
     assert sorted(result.jobs.job_id) == ["e1", "e2", "e3", "p"] and result.tables == []
 
 
@@ -206,5 +205,9 @@ def test_options_are_validated_when_the_config_is_built():
         SCHEDULERS.make_config("eval_decoupled", {"merge_below": 2.0})
     with pytest.raises(ConfigError, match="request_gpus"):
         SCHEDULERS.make_config("eval_decoupled", {"request_gpus": -1})
+    with pytest.raises(ConfigError, match="merge_below"):
+        EVALS.make_config("decoupled", {"merge_below": 2.0})
+    with pytest.raises(ConfigError, match="request_gpus"):
+        EVALS.make_config("decoupled", {"request_gpus": -1})
     config = SCHEDULERS.make_config("eval_decoupled", {"base": "reservation"})
     assert config.base == "acme_reservation"

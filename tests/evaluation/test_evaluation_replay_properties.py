@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from acmesim.cli import main
 from acmesim.core.config import Choice, ReplayConfig
 from acmesim.evaluation.metric_queue import fifo_starts
-from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.run import run_replay, simulate
 
 NODES, GPUS = 2, 8
@@ -52,8 +51,8 @@ def traces(draw) -> pd.DataFrame:
     return frame([rows[i] for i in order])
 
 
-def replay(jobs: pd.DataFrame, name: str):
-    result = simulate(jobs, cluster(NODES), SCHEDULERS.create(name), audit=True)
+def replay(jobs: pd.DataFrame, mode: str):
+    result = simulate(jobs, cluster(NODES), eval=mode, audit=True)
     tables = {schema.file_name: table for schema, table in result.tables}
     return result, tables["eval_requests.csv"], tables["eval_jobs.csv"]
 
@@ -92,7 +91,7 @@ def check_accounting(trace: pd.DataFrame, result, requests, datasets) -> None:
 @settings(max_examples=25, deadline=None)
 @given(traces())
 def test_coupled_replay_accounts_for_every_eval_job(trace):
-    result, requests, datasets = replay(trace, "eval_coupled")
+    result, requests, datasets = replay(trace, "coupled")
     check_accounting(trace, result, requests, datasets)
     assert np.allclose(requests.gpu_time_held, requests.recorded_gpu_time)
     assert (datasets.trials == datasets.job_id).all() and (datasets.shards == 1).all()
@@ -101,7 +100,7 @@ def test_coupled_replay_accounts_for_every_eval_job(trace):
 @settings(max_examples=25, deadline=None)
 @given(traces())
 def test_decoupled_replay_conserves_work_and_accounts_for_every_eval_job(trace):
-    result, requests, datasets = replay(trace, "eval_decoupled")
+    result, requests, datasets = replay(trace, "decoupled")
     check_accounting(trace, result, requests, datasets)
     trial_ids = {t for listed in datasets.trials for t in listed.split(";")}
     assert trial_ids == set(result.jobs[result.jobs.type == "Eval"].job_id)
@@ -137,8 +136,7 @@ def test_fifo_metric_queue_never_exceeds_its_slots_and_never_idles_a_waiting_job
 def test_run_replay_writes_eval_tables_deterministically_and_clears_them_later(tmp_path):
     jobs = frame([job(0, 1000, type="Eval", job_id="e1"), job(0, 200, type="Eval", job_id="e2"),
                   job(5, 300, gpus=8, type="Pretrain", job_id="p")])
-    config = ReplayConfig(cluster=Choice("tiny"), scheduler=Choice("eval_decoupled"),
-                          progress=False)
+    config = ReplayConfig(cluster=Choice("tiny"), eval=Choice("decoupled"), progress=False)
     first = run_replay(config, tmp_path / "a", jobs=jobs)
     second = run_replay(config, tmp_path / "b", jobs=jobs)
     assert first.error is None and second.error is None
@@ -159,13 +157,14 @@ def test_cli_selects_the_decoupled_evaluation_scheduler(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     trace = write_tiny_trace(tmp_path / "tiny.csv")
     code = main(["replay", "progress=false", f"trace.path={trace.name}", "cluster=tiny",
-                 "scheduler=eval_decoupled", "scheduler.base=acme_reservation",
-                 "scheduler.prior_packing=false", "hydra.run.dir=run"])
+                 "scheduler=acme_reservation", "eval=decoupled", "eval.prior_packing=false",
+                 "hydra.run.dir=run"])
     assert code == 0
     requests = pd.read_csv(Path("run", "eval_requests.csv"), dtype={"request_id": str})
     assert list(requests.request_id) == ["102", "106", "108"]
     jobs = pd.read_csv(Path("run", "jobs.csv"), dtype={"job_id": str})
     assert {"102/t000", "106/t000", "108/t000", "101"} <= set(jobs.job_id)
     summary = pd.read_csv(Path("run", "summary.csv"))
-    assert summary.loc[0, "scheduler"] == "eval_decoupled"
+    assert summary.loc[0, "scheduler"] == "acme_reservation"
+    assert summary.loc[0, "eval"] == "decoupled"
     assert summary.loc[0, "eval_recorded_gpu_time"] == 600 + 1800 * 2 + 30

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 import pytest
-from factories import by_id, cluster, frame, job
+from factories import OnAttach, by_id, cluster, frame, job
 
 from acmesim.cluster.health import NodeHealth
 from acmesim.core.config import Choice, ReplayConfig
@@ -46,7 +46,7 @@ def replay(rows, spec, failures, checkpoint=None, recovery="automatic", recovery
     checkpoint = checkpoint or CHECKPOINTS.create("none")
     policy = RECOVERIES.create(recovery, recovery_options or AUTOMATIC)
     injector = FaultInjector(failures, checkpoint, policy)
-    result = simulate(frame(rows), spec, setup=injector.attach, audit=True, **kwargs)
+    result = simulate(frame(rows), spec, extensions=[injector], audit=True, **kwargs)
     return result, injector
 
 
@@ -114,8 +114,9 @@ def test_an_async_write_still_in_flight_is_lost_with_the_node(tmp_path):
 
 
 def test_jobs_that_never_fail_still_pay_their_checkpoint_stalls():
-    result = simulate(frame([job(0, 1000, 8, type="Pretrain")]), cluster(1), setup=FaultInjector(
-        FAILURES.create("none"), ExactPlan(), RECOVERIES.create("automatic")).attach)
+    injector = FaultInjector(FAILURES.create("none"), ExactPlan(), RECOVERIES.create("automatic"))
+    result = simulate(frame([job(0, 1000, 8, type="Pretrain")]), cluster(1),
+                      extensions=[injector])
     j0 = by_id(result.jobs)["j0"]
     assert (j0["end_time"], j0["checkpoint_overhead"], j0["lost_gpu_time"]) == (1090, 90, 0)
     assert result.summary["lost_gpu_hours_checkpoints"] == 8 * 90 / 3600
@@ -222,10 +223,9 @@ def test_invariants_hold_under_frequent_failures(recovery, scheduler):
     injector = FaultInjector(failures, checkpoint, RECOVERIES.create(recovery))
 
     def setup(sim):
-        injector.attach(sim)
         down_nodes_hold_no_jobs(sim)
-    result = simulate(frame(ROWS), cluster(8, per_leaf=4), scheduler, setup=setup, audit=True,
-                      seed=3)
+    result = simulate(frame(ROWS), cluster(8, per_leaf=4), scheduler,
+                      extensions=[injector, OnAttach(setup)], audit=True, seed=3)
     jobs = result.jobs
     assert len(jobs) == len(ROWS) and (jobs["state"] != "").all()
     assert jobs["failures"].sum() > 0 and len(injector.log) > 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from factories import cluster, frame, job
+from factories import OnAttach, cluster, frame, job
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import (
@@ -65,10 +65,10 @@ def test_random_traces_under_random_faults_keep_the_invariants(jobs, faults, rec
                              window=1500.0)
 
     def setup(sim):
-        injector.attach(sim)
         audit_down_nodes(sim)
 
-    result = simulate(frame(rows), cluster(NODES, per_leaf=3), setup=setup, audit=True, seed=1)
+    result = simulate(frame(rows), cluster(NODES, per_leaf=3),
+                      extensions=[injector, OnAttach(setup)], audit=True, seed=1)
     out = result.jobs
     # every job ends exactly once (the recorder refuses a second end), with a final state
     assert_every_job_ends_once(out, len(rows))

@@ -41,7 +41,7 @@ def replay(rows, spec, failures, recovery, options, **kwargs):
     """An audited replay of ``rows`` under ``failures`` and recovery ``recovery``."""
     injector = FaultInjector(failures, CHECKPOINTS.create("none"),
                              RECOVERIES.create(recovery, options))
-    result = simulate(frame(rows), spec, setup=injector.attach, audit=True, **kwargs)
+    result = simulate(frame(rows), spec, extensions=[injector], audit=True, **kwargs)
     return result, injector
 
 
@@ -88,7 +88,7 @@ def test_faults_keep_coming_while_every_job_waits_in_the_queue(tmp_path):
     injector = FaultInjector(faults, CHECKPOINTS.create("none"),
                              RECOVERIES.create("automatic", {"manual_fraction": 0.0}),
                              window=1000.0)
-    result = simulate(frame([job(0, 1000, 8)]), cluster(1), setup=injector.attach, audit=True)
+    result = simulate(frame([job(0, 1000, 8)]), cluster(1), extensions=[injector], audit=True)
     j0 = by_id(result.jobs)["j0"]
     # j0 restarts at 600 s (300 s relaunch + 1,000 s of work, no checkpoint); window 1 still
     # opens, and its fault at 1,500 s strikes j0 again: back in the queue at 1,680 s (the node
@@ -117,7 +117,7 @@ def test_jobs_no_scheduler_starts_still_end_the_run_with_the_engine_error(tmp_pa
     injector = FaultInjector(faults, CHECKPOINTS.create("none"),
                              RECOVERIES.create("automatic"), window=1000.0)
     with pytest.raises(AcmesimError, match=r"1 job\(s\) still pending.*'never' never started"):
-        simulate(frame([job(0, 100, 8)]), cluster(1), NeverStarts(), setup=injector.attach)
+        simulate(frame([job(0, 100, 8)]), cluster(1), NeverStarts(), extensions=[injector])
     assert len(injector.log) == 1 and len(injector.windows) == 1
 
 
@@ -169,7 +169,7 @@ def cordon_replay(policy, faults):
     # j0 on n0000, j1 on n0001 (leaf00), j2 on n0002 (leaf01); a node failure on n0000 at 100 s
     rows = [job(0, 1000, 8), job(0, 1000, 8), job(0, 400, 8)]
     injector = FaultInjector(faults, CHECKPOINTS.create("none"), policy)
-    result = simulate(frame(rows), cluster(4, per_leaf=2), setup=injector.attach, audit=True)
+    result = simulate(frame(rows), cluster(4, per_leaf=2), extensions=[injector], audit=True)
     return by_id(result.jobs), injector.failures_table().iloc[0]
 
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from factories import cluster, frame, job
+from factories import OnAttach, cluster, frame, job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import (
@@ -108,12 +108,11 @@ def test_every_plugin_keeps_the_invariants_under_faults(kind, name, jobs, faults
     injector = FaultInjector(failure, checkpoint, recovery, window=WINDOW)
 
     def setup(sim) -> None:
-        injector.attach(sim)
         audit_down_nodes(sim)
         check_plans_happen(recovery, sim)
 
     result = simulate(frame(rows), cluster(NODES, per_leaf=3), scheduler, placement,
-                      setup=setup, audit=True, seed=seed)
+                      extensions=[injector, OnAttach(setup)], audit=True, seed=seed)
     end = result.summary["simulated_span"]
     assert_every_job_ends_once(result.jobs, len(rows))
     assert_gpu_time_conserved(result.jobs)

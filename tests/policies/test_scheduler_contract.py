@@ -15,10 +15,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from factories import OnAttach
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acmesim.cluster.spec import ClusterSpec
+from acmesim.evaluation.modes import EVALS
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.run import simulate
 from acmesim.trace.schema import JOB_TYPES
@@ -69,13 +71,14 @@ def interrupter(plan):
 def replay(name: str, rows, plan):
     """One audited replay under scheduler ``name``."""
     return simulate(frame(rows), CLUSTER, SCHEDULERS.create(name), cpu_jobs="replay",
-                    audit=True, setup=interrupter(plan))
+                    audit=True, extensions=[OnAttach(interrupter(plan))])
 
 
 def simulated_rows(name: str, rows) -> int:
-    """Jobs a replay simulates: the drawn rows, or the table a rewriting scheduler replays."""
-    rewrite = getattr(SCHEDULERS.create(name), "rewrite_jobs", None)
-    return len(rows) if rewrite is None else len(rewrite(frame(rows), CLUSTER))
+    """Jobs a replay simulates: the drawn rows, or the table the evaluation mode of an old
+    ``eval_*`` scheduler spelling replays."""
+    mode = getattr(SCHEDULERS.get(name), "EVAL_MODE", None)
+    return len(rows) if mode is None else len(EVALS.create(mode).rewrite(frame(rows), CLUSTER))
 
 
 @pytest.mark.parametrize("name", SCHEDULERS.names())

@@ -81,7 +81,7 @@ def test_utilization_of_a_run_with_failures_matches_its_gpu_time(tmp_path, recov
                              CHECKPOINTS.create("none"), RECOVERIES.create(recovery))
     rows = [job(0, 100, 8), job(10, 100, 4), job(20, 200, 8), job(60, 20, 2)]
     result = simulate(frame(rows), cluster(3), "fifo", "consolidate", utilization_interval=30,
-                      setup=injector.attach, seed=1)
+                      extensions=[injector], seed=1)
     assert result.jobs["failures"].sum() >= 2
     util = result.utilization
     area = float(((util.interval_end - util.interval_start) * util.busy_gpus).sum())

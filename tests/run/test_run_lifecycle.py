@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import acmesim.results.writers as writers
-import acmesim.run.replay as engine_replay
+import acmesim.run.lifecycle as lifecycle
 from acmesim.cli import main
 from acmesim.cli.commands.collect import collect
 from acmesim.core.atomic import atomic_open
@@ -145,7 +145,7 @@ def test_a_signal_stops_the_run_with_one_line_and_records_it(trace, monkeypatch,
         raise Killed(f"signal {number} reached the default handler")
 
     previous = signal.signal(signum, unhandled)
-    real = engine_replay.simulate
+    real = lifecycle.run
 
     def simulate_then_signal(*args, **kwargs):
         result = real(*args, **kwargs)
@@ -154,7 +154,7 @@ def test_a_signal_stops_the_run_with_one_line_and_records_it(trace, monkeypatch,
 
     try:
         assert replay(trace, "hydra.run.dir=D") == 0
-        monkeypatch.setattr(engine_replay, "simulate", simulate_then_signal)
+        monkeypatch.setattr(lifecycle, "run", simulate_then_signal)
         capsys.readouterr()
         assert interrupted(lambda: replay(trace, "force=true", "hydra.run.dir=D")) == code
         assert signal.getsignal(signum) is unhandled  # the handler is restored afterwards
@@ -174,7 +174,7 @@ def interrupt_the_simulation(monkeypatch) -> None:
     def simulate(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(engine_replay, "simulate", simulate)
+    monkeypatch.setattr(lifecycle, "run", simulate)
 
 
 def test_rerun_skips_a_complete_run_unless_forced(trace, monkeypatch, capsys):
@@ -199,15 +199,15 @@ def test_rerunning_a_sweep_skips_only_its_complete_runs(trace, monkeypatch, caps
     assert replay(trace, *sweep) == 0
     assert replay(trace, *sweep) == 0
     assert capsys.readouterr().out.count("skipped") == 2
-    real = engine_replay.simulate
+    real = lifecycle.run
 
-    def ctrl_c_on_seed_2(*args, seed, **kwargs):
-        if seed == 2:
+    def ctrl_c_on_seed_2(config, **kwargs):
+        if config.seed == 2:
             raise KeyboardInterrupt
-        return real(*args, seed=seed, **kwargs)
+        return real(config, **kwargs)
 
     with monkeypatch.context() as patch:  # Ctrl-C during the forced rerun of the second run
-        patch.setattr(engine_replay, "simulate", ctrl_c_on_seed_2)
+        patch.setattr(lifecycle, "run", ctrl_c_on_seed_2)
         assert interrupted(lambda: replay(trace, *sweep, "force=true")) == 130
     assert collect(Path("S"))["status"].tolist() == [COMPLETE, "failed"]
     capsys.readouterr()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from factories import by_id, cluster, frame, job
+from factories import OnAttach, by_id, cluster, frame, job
 
 from acmesim.core.errors import AcmesimError
 from acmesim.policies.scheduling.base import Decision, Scheduler
@@ -83,7 +83,7 @@ def test_a_failure_at_t_is_applied_before_the_pass_at_t_whatever_its_event_order
         sim.call_at(5, lambda: sim.call_at(10, lambda: sim.set_node_health(0, "failed")))
     rows = [job(0, 1, 1), job(10, 5, 8)]
     assert by_id(run(rows, nodes=2, placement="first_fit").jobs)["j1"]["nodes"] == "n0000"
-    result = run(rows, nodes=2, placement="first_fit", setup=setup)
+    result = run(rows, nodes=2, placement="first_fit", extensions=[OnAttach(setup)])
     j1 = by_id(result.jobs)["j1"]
     assert (j1["nodes"], j1["failures"], j1["start_time"]) == ("n0001", 0, 10)
 
@@ -181,7 +181,7 @@ def test_checkpoint_bounds_the_rollback():
         sim.call_at(20, lambda: sim.record_checkpoint(sim.job(0)))
     model = PreemptionModel(rollback_fraction=1.0, restart_overhead_small=0.0)
     rows = [job(0, 100, 8), job(30, 10, 8, type="Pretrain")]
-    result = run(rows, scheduler=PreemptAt(), preemption=model, setup=setup)
+    result = run(rows, scheduler=PreemptAt(), preemption=model, extensions=[OnAttach(setup)])
     j0 = by_id(result.jobs)["j0"]
     assert j0["lost_gpu_time"] == 8 * 10  # work 20..30 redone
     assert j0["end_time"] == 40 + 80
@@ -192,7 +192,7 @@ def test_node_failure_interrupts_the_job_and_repair_brings_the_node_back():
         sim.call_at(50, lambda: sim.set_node_health(0, "failed"))
         sim.call_at(70, lambda: sim.set_node_health(0, "up"))
     model = PreemptionModel(restart_overhead_small=10.0)  # failures roll back to checkpoint
-    result = run([job(0, 100, 8)], scheduler="fifo", preemption=model, setup=setup)
+    result = run([job(0, 100, 8)], scheduler="fifo", preemption=model, extensions=[OnAttach(setup)])
     j0 = by_id(result.jobs)["j0"]
     assert j0["failures"] == 1 and j0["preemptions"] == 0
     assert j0["end_time"] == 70 + 10 + 100  # no checkpoint: all 50 s of work redone
@@ -206,7 +206,8 @@ def test_switch_failure_takes_down_every_node_under_it_and_held_jobs_requeue_lat
         sim.call_at(25, lambda: seen.append(sim.job(0)))
         sim.call_at(30, lambda: victims.extend(sim.set_switch_health("leaf00", "failed")))
     seen, victims = [], []
-    result = run([job(0, 100, 8), job(0, 100, 8)], spec=cluster(4, per_leaf=2), setup=setup)
+    result = run([job(0, 100, 8), job(0, 100, 8)], spec=cluster(4, per_leaf=2),
+                 extensions=[OnAttach(setup)])
     jobs = by_id(result.jobs)
     assert seen == [None]  # held: neither pending nor running
     assert [v.job_id for v in victims] == ["j1"]  # j0, j1 were consolidated on leaf00
@@ -222,7 +223,7 @@ def test_terminating_a_held_job_ends_it_once():
     def setup(sim):
         sim.call_at(20, lambda: sim.interrupt(sim.job(0), requeue_after=30))
         sim.call_at(30, lambda: sim.terminate(sim.held[0], "NODE_FAIL"))
-    result = run([job(0, 100, 8)], setup=setup)
+    result = run([job(0, 100, 8)], extensions=[OnAttach(setup)])
     j0 = by_id(result.jobs)["j0"]
     assert (j0["state"], j0["end_time"], j0["run_time"]) == ("NODE_FAIL", 30, 20)
 
@@ -230,7 +231,7 @@ def test_terminating_a_held_job_ends_it_once():
 def test_terminate_ends_a_job_with_the_given_state():
     def setup(sim):
         sim.call_at(5, lambda: sim.terminate(sim.job(0), "NODE_FAIL"))
-    result = run([job(0, 100, 8), job(1, 10, 8)], setup=setup)
+    result = run([job(0, 100, 8), job(1, 10, 8)], extensions=[OnAttach(setup)])
     assert by_id(result.jobs)["j0"]["state"] == "NODE_FAIL"
     assert times(result, "j0") == (0, 5) and times(result, "j1") == (5, 15)
 

@@ -35,6 +35,41 @@ def with_file_source(argv: list[str]) -> list[str]:
     return argv
 
 
+def with_eval_group(argv: list[str]) -> list[str]:
+    """The old ``scheduler=eval_* scheduler.base=X [scheduler.K=V]`` as ``scheduler=X eval=*
+    [eval.K=V]`` (deprecated for one release; the message is printed once).
+
+    Rewritten before Hydra composes anything, so the run's id, ``config.yaml`` and every result
+    file equal those of the new spelling. A sweep over several schedulers, or a whole
+    ``scheduler.base_options={...}``, is left as is (the run lifecycle converts each run).
+    """
+    from acmesim.evaluation.scheduling import SCHEDULERS
+    from acmesim.evaluation.scheduling.base import is_legacy, warn_legacy
+
+    old = next((arg.split("=", 1)[1] for arg in argv if arg.startswith("scheduler=")), "")
+    if "," in old or old not in SCHEDULERS.aliases() or not is_legacy(old):
+        return argv
+    mode = SCHEDULERS.get(old).EVAL_MODE
+    base, rest = "fifo", []
+    for arg in argv:
+        key, _, value = arg.partition("=")
+        bare = key.lstrip("+~")
+        if bare == "scheduler":
+            continue
+        if bare == "scheduler.base":
+            base = value
+        elif bare == "scheduler.base_options":
+            return argv
+        elif bare.startswith("scheduler.base_options."):
+            rest.append(f"scheduler.{bare.removeprefix('scheduler.base_options.')}={value}")
+        elif bare.startswith("scheduler."):
+            rest.append(f"eval.{bare.removeprefix('scheduler.')}={value}")
+        else:
+            rest.append(arg)
+    warn_legacy(SCHEDULERS.canonical(old), base, mode)
+    return [*rest, f"scheduler={base}", f"eval={mode}"]
+
+
 def default_choices(argv: list[str]) -> dict[str, str | None]:
     """Each group's default option (None when a custom primary config may change it)."""
     custom = any(arg.split("=", 1)[0] in CUSTOM_CONFIG_FLAGS for arg in argv)
@@ -55,6 +90,7 @@ def main(argv: list[str]) -> int:
         # group; with no other argument the text is known without it.
         print(hydra_app.help_text(registries))
         return 0
+    argv = with_eval_group(argv)
     hydra_app.register_configs(registries)
     if not any(arg in ("-h", "--help", "--hydra-help") for arg in argv):
         hydra_app.check_overrides(argv, registries, default_choices(argv))

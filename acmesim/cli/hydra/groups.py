@@ -10,16 +10,18 @@ from typing import Any
 
 from acmesim.cli.objective import OBJECTIVE_SETTINGS
 from acmesim.core.config import Choice, ReplayConfig
+from acmesim.core.field_docs import field_docs
 from acmesim.core.registry import Registry
 
 GROUPS: dict[str, str] = {
     "trace": "acmesim.sources:TRACES",
     "cluster": "acmesim.cluster:CLUSTERS",
-    "scheduler": "acmesim.evaluation.scheduling:SCHEDULERS",  # with the eval_* plug-ins
+    "scheduler": "acmesim.evaluation.scheduling:SCHEDULERS",  # with the deprecated eval_*
     "placement": "acmesim.policies.placement:PLACEMENTS",
     "failure": "acmesim.policies.failure:FAILURES",
     "checkpoint": "acmesim.policies.checkpoint:CHECKPOINTS",
     "recovery": "acmesim.policies.recovery:RECOVERIES",
+    "eval": "acmesim.evaluation.modes:EVALS",
     "power": "acmesim.policies.power:POWERS",
 }
 """Config group -> ``module:REGISTRY`` holding its plug-ins, in the order help lists them."""
@@ -39,16 +41,9 @@ APP_DEFAULTS: dict[str, Any] = {
 APP_SETTING_TYPES: dict[str, type] = {"force": bool}
 """The type each of ``APP_SETTINGS`` must have (``force=maybe`` is rejected, not taken as true)."""
 
-SETTING_HELP: dict[str, str] = {
-    "mode": "recorded (start jobs when the trace did) or scheduled (the scheduler decides)",
-    "seed": "seed of every random stream; same config and seed => same files",
-    "cpu_jobs": "skip or replay the trace's CPU-only jobs",
-    "oversize_jobs": "error or skip jobs larger than the cluster",
-    "utilization_interval": "seconds between rows of utilization.csv",
-    "progress": "show a progress bar when stdout is a terminal",
-    **APP_SETTINGS,
-}
-"""One line per top-level setting, shown by ``acmesim replay --help``."""
+SETTING_HELP: dict[str, str] = {**field_docs(ReplayConfig), **APP_SETTINGS}
+"""One line per top-level setting, shown by ``acmesim replay --help``: the attribute docstring
+of each ``ReplayConfig`` field, then the command's own settings."""
 
 
 def load_registries(spec: Mapping[str, str] | None = None) -> dict[str, Registry]:

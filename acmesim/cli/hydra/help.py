@@ -27,6 +27,7 @@ examples:
   acmesim replay scheduler=easy_backfill mode=scheduled trace.path=trace_seren.csv
   acmesim replay trace=synthetic trace.profile=kalos trace.days=30 trace.seed=1
   acmesim replay failure=<name> checkpoint=<name> seed=3 hydra.run.dir=results/one
+  acmesim replay scheduler=acme_reservation eval=decoupled   # evaluation re-planned into trials
   acmesim replay -m scheduler=fifo,easy_backfill seed=1,2,3       # a sweep, one run per combination
   acmesim replay -m hydra/launcher=joblib scheduler=fifo,easy_backfill   # in parallel
   acmesim collect multirun/<date>                  # merge the sweep's summaries into one CSV
@@ -108,7 +109,7 @@ def help_text(registries: Mapping[str, Registry]) -> str:
     defaults = {**dataclasses.asdict(ReplayConfig()), **APP_DEFAULTS}
     for key in [*replay_settings(), *APP_SETTINGS]:
         setting = f"{key}={_describe_value(defaults[key])}"
-        lines.append(option_line(setting, SETTING_HELP.get(key, ""), indent=2))
+        lines.append(option_line(setting, as_phrase(SETTING_HELP.get(key, "")), indent=2))
     lines += [
         "",
         "trace.path=FILE alone selects trace=file; -m runs every combination of comma lists.",

@@ -1,29 +1,24 @@
-"""Shared base of the evaluation-replay schedulers: a base scheduler plus evaluation requests.
+"""Shared base of the deprecated evaluation-replay schedulers ``eval_coupled``/``eval_decoupled``.
 
-An evaluation-replay scheduler decides nothing itself: every pass and callback goes to its
-``base`` scheduler (any registered scheduler, with ``base_options``). What it adds are the
-engine's two optional job-table hooks (``acmesim.run.simulate``):
-
-- ``rewrite_jobs(jobs, spec)``: before a scheduled replay, group the trace Eval jobs into
-  requests and return the table to replay (``acmesim.evaluation.replay.EvalReplay``);
-- ``result_tables(jobs_frame)``: after it, ``eval_requests.csv`` and ``eval_jobs.csv``; the
-  eval_* summary fields then come with ``summary_fields()``.
+``scheduler=eval_decoupled scheduler.base=X`` is the old spelling of ``scheduler=X
+eval=decoupled`` (``acmesim.evaluation.modes``), kept for one release: ``split_legacy`` turns
+such a scheduler choice into the scheduler and evaluation choices it stands for, with a
+deprecation message printed once, so both spellings run the same replay and write the same
+files. As a scheduler it only delegates to ``base``; the evaluation itself is the ``eval``
+extension's.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import sys
+from typing import Any, ClassVar
 
-import pandas as pd
-
-from acmesim.cluster.spec import ClusterSpec
 from acmesim.cluster.view import JobInfo, SchedulerView
+from acmesim.core.config import Choice
 from acmesim.core.errors import ConfigError
-from acmesim.evaluation.replay import EvalReplay
 from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.base import Decision, Scheduler
-from acmesim.results.schema import TableSchema
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,20 +41,14 @@ class BaseChoice:
 
 
 class EvalReplayScheduler(Scheduler):
-    """Delegates scheduling to ``base``; rewrites and reports the trace's evaluation requests."""
+    """Deprecated: delegates scheduling to ``base``; stands for ``eval=EVAL_MODE``."""
 
-    def __init__(self, config: Any, replay: EvalReplay) -> None:
+    EVAL_MODE: ClassVar[str]
+    """The evaluation mode (``acmesim.evaluation.modes``) this old spelling stands for."""
+
+    def __init__(self, config: Any) -> None:
         super().__init__(config)
         self.base = SCHEDULERS.create(config.base, config.base_options)
-        self.replay = replay
-
-    def rewrite_jobs(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
-        """The job table to replay (engine hook, called before a scheduled replay)."""
-        return self.replay.rewrite(jobs, spec)
-
-    def result_tables(self, jobs_frame: pd.DataFrame) -> list[tuple[TableSchema, pd.DataFrame]]:
-        """Extra result tables (engine hook, called after the replay, before summary_fields)."""
-        return self.replay.tables(jobs_frame)
 
     def schedule(self, view: SchedulerView) -> Decision:
         """The base scheduler's decision."""
@@ -82,5 +71,43 @@ class EvalReplayScheduler(Scheduler):
         self.base.on_finish(job, view)
 
     def summary_fields(self) -> dict[str, Any]:
-        """The base scheduler's summary fields plus the eval_* ones."""
-        return {**self.base.summary_fields(), **self.replay.summary_fields()}
+        """The base scheduler's summary fields."""
+        return self.base.summary_fields()
+
+
+def is_legacy(name: str) -> bool:
+    """Whether scheduler ``name`` is an old-spelling evaluation-replay scheduler (an unknown
+    name, such as an unregistered instance's, is not)."""
+    known = SCHEDULERS.aliases()
+    return name in known and issubclass(SCHEDULERS.get(name), EvalReplayScheduler)
+
+
+def split_legacy(scheduler: Choice) -> tuple[Choice, Choice] | None:
+    """``(scheduler, eval)`` choices an old ``scheduler=eval_*`` choice stands for, else None.
+
+    The options given to the old scheduler other than ``base``/``base_options`` become the
+    evaluation mode's; ``base_options`` become the scheduler's. Prints the deprecation once.
+    """
+    if not is_legacy(scheduler.name):
+        return None
+    cls = SCHEDULERS.get(scheduler.name)
+    options = dict(scheduler.options)
+    base = SCHEDULERS.canonical(str(options.pop("base", BaseChoice.base)))
+    base_options = dict(options.pop("base_options", None) or {})
+    SCHEDULERS.make_config(scheduler.name, scheduler.options)  # the old options are valid
+    warn_legacy(scheduler.name, base, cls.EVAL_MODE)
+    return Choice(base, base_options), Choice(cls.EVAL_MODE, options)
+
+
+_WARNED: set[str] = set()
+
+
+def warn_legacy(old: str, base: str, mode: str) -> None:
+    """Print, once per process and old name, how to spell ``scheduler=old`` now."""
+    if old in _WARNED:
+        return
+    _WARNED.add(old)
+    print(f"acmesim: deprecated: scheduler={old} scheduler.base={base} is now spelled "
+          f"scheduler={base} eval={mode} (the old spelling goes away in the next release; "
+          f"it runs exactly the same replay)", file=sys.stderr)
+
