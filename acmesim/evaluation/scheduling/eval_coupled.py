@@ -1,5 +1,11 @@
 """eval_coupled (deprecated): ``scheduler=eval_coupled scheduler.base=X`` is now ``scheduler=X
-eval=coupled`` (``acmesim.evaluation.modes.coupled``); kept for one release."""
+eval=coupled`` (``acmesim.evaluation.modes.coupled``); kept for one release.
+
+The coupled mode replays the trace's Eval jobs as recorded and reports them per request
+(``acmesim.evaluation.batches``: one user's Eval jobs of one second and GPU count), the
+baseline of the decoupled trial coordinator (acme_facts.md §5). The run lifecycle turns this
+spelling into the new one (``split_legacy``), so both write the same files.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """eval_decoupled (deprecated): ``scheduler=eval_decoupled scheduler.base=X`` is now
 ``scheduler=X eval=decoupled`` (``acmesim.evaluation.modes.decoupled``, with the same
-options); kept for one release."""
+options); kept for one release.
+
+The decoupled mode re-plans each evaluation request with the trial coordinator (acme_facts.md
+§5: decoupled model loading, CPU metric jobs, prior-based split/merge/order). The run lifecycle
+turns this spelling into the new one (``split_legacy``), so both write the same files.
+"""
 
 from __future__ import annotations
 
