@@ -37,6 +37,7 @@ NOT_RUN = {
     "python -m pytest": "this test suite",
     "ruff check .": "the linter, not an acmesim command",
     "lint-imports": "the layer contract, not an acmesim command (tests/test_layers.py runs it)",
+    "mypy acmesim": "the type check, not an acmesim command (.ci/run runs it)",
     "python benchmarks/bench_replay.py --scales 1 2 4": "a benchmark of several minutes",
     "python -m pytest tests/test_scheduler_contract.py -k smallest_first":
         "needs the example saved into the package (tests/test_docs_extending.py runs it)",
