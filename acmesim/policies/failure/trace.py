@@ -42,6 +42,8 @@ class TraceFailures(FailureModel):
             if self.node_mtbf_hours is not None and not self.node_mtbf_hours > 0:
                 raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
 
+    config: Config
+
     def __init__(self, config: Config, **context: Any) -> None:
         super().__init__(config, **context)
         self.faults = read_failure_trace(config.path, self.mix.names())
