@@ -48,7 +48,7 @@ class Topology:
 
     def _build(self, spec: ClusterSpec) -> nx.DiGraph:
         """The tree with a ``kind`` attribute (core, spine, leaf, node) on every vertex."""
-        graph = nx.DiGraph()
+        graph: nx.DiGraph = nx.DiGraph()
         graph.add_node(CORE, kind="core")
         for spine in range(spec.spines):
             graph.add_node(spine_name(spine), kind="spine")

@@ -37,7 +37,8 @@ class JobArrays:
     @classmethod
     def concat(cls, parts: list[JobArrays]) -> JobArrays:
         """Stack several job sets (successor indices are shifted to stay valid)."""
-        offset, fields = 0, {f.name: [] for f in dataclasses.fields(cls)}
+        offset = 0
+        fields: dict[str, list[np.ndarray]] = {f.name: [] for f in dataclasses.fields(cls)}
         for part in parts:
             n = len(part.gpus)
             cpus = part.cpus if part.cpus is not None else np.full(n, -1, dtype=np.int64)
@@ -68,7 +69,9 @@ def build_table(profile: WorkloadProfile, jobs: JobArrays, start_epoch: int,
     gpus = jobs.gpus
     per_node = profile.gpus_per_node
     node_num = np.where(gpus > per_node, -(-gpus // per_node), 1)
-    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu, jobs.cpus)
+    unset = -1  # the CPU count of a job whose ``cpus`` were never drawn (as in ``concat``)
+    cpus = np.where(gpus > 0, gpus * profile.cpus_per_gpu,
+                    unset if jobs.cpus is None else jobs.cpus)
     times = {name: pd.to_datetime(start_epoch + values, unit="s", utc=True).as_unit("ns")
              for name, values in (("submit_time", jobs.submit), ("start_time", jobs.start),
                                   ("end_time", jobs.end))}

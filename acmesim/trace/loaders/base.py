@@ -65,7 +65,7 @@ class TraceFormat:
     """(``required``, ``numeric``, ``state_column``, ``id_column`` and ``time_columns`` may be
     set per instance by a format whose columns come from its options, such as ``csv``.)"""
 
-    Config = NoOptions
+    Config: ClassVar[type] = NoOptions
 
     def __init__(self, config: Any = None) -> None:
         self.config = config if config is not None else self.Config()
