@@ -58,7 +58,7 @@ class StepRecorder:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as numpy arrays (``time`` plus one array per field)."""
-        out = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
+        out: dict[str, np.ndarray] = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
         for name in self.FIELDS:
             out[name] = np.frombuffer(getattr(self, name), dtype=np.int64).copy()
         return out

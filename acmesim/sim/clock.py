@@ -14,9 +14,9 @@ from typing import Any
 
 import simpy
 from simpy.core import NORMAL
-from simpy.events import Event
+from simpy.events import Event, EventPriority
 
-PASS_PRIORITY = NORMAL + 1
+PASS_PRIORITY = EventPriority(NORMAL + 1)
 """Priority of the scheduling-pass event: after SimPy's URGENT (0) and NORMAL (1) events."""
 
 
@@ -27,7 +27,7 @@ class Clock(simpy.Environment):
     timestamps bit-exact even when they are not whole seconds.
     """
 
-    def schedule_at(self, event: Event, time: float, priority: int = NORMAL) -> None:
+    def schedule_at(self, event: Event, time: float, priority: EventPriority = NORMAL) -> None:
         """Put ``event`` on the queue at absolute ``time`` (not before now)."""
         if time < self._now:
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")
@@ -38,7 +38,7 @@ class Clock(simpy.Environment):
         return len(self._queue)
 
     def call_at(self, time: float, callback: Callable[[Event], Any], value: Any = None,
-                priority: int = NORMAL) -> Event:
+                priority: EventPriority = NORMAL) -> Event:
         """Run ``callback(event)`` at absolute ``time``; ``event.value`` is ``value``."""
         if time < self._now:
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")
