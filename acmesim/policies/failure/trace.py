@@ -20,6 +20,7 @@ from acmesim.policies.failure.base import FailureModel, FailureOptions, resolve_
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent, check_horizon
 from acmesim.policies.failure.failure_trace import TraceFault, read_failure_trace
 from acmesim.policies.failure.rates import job_mtbf_from_node_mtbf
+from acmesim.policies.failure.windows import faults_from
 
 
 @FAILURES.register("trace")
@@ -68,7 +69,7 @@ class TraceFailures(FailureModel):
         self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
     ) -> Iterator[FailureEvent]:
         """The trace's faults in ``[start, end)`` (the trace's own times, not restarted)."""
-        return (e for e in self.events(cluster, end, rng) if e.time >= start)
+        return faults_from(self, cluster, start, end, rng)
 
     def job_mtbf(self, gpus: int, nodes: int) -> float | None:
         """From ``node_mtbf_hours`` when given; otherwise unknown (None)."""
