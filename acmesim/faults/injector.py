@@ -40,6 +40,7 @@ from acmesim.core.errors import AcmesimError, ConfigError
 from acmesim.faults.jobs import JobPreparer
 from acmesim.faults.nodes import NodeLifecycle
 from acmesim.faults.table import FailureLog, sources_fields
+from acmesim.policies.checkpoint.base import CheckpointPolicyProtocol
 from acmesim.policies.failure.base import FailureModelProtocol
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent
 from acmesim.policies.failure.windows import DAY, RUNAWAY_FACTOR, FaultWindows, RunawayFaults
@@ -57,7 +58,8 @@ class FaultInjector:
     sim: Simulation
     """The simulation it is attached to (set by ``attach``)."""
 
-    def __init__(self, failure_model: FailureModelProtocol, checkpoint_policy: Any,
+    def __init__(self, failure_model: FailureModelProtocol,
+                 checkpoint_policy: CheckpointPolicyProtocol,
                  recovery: RecoveryPolicy | RecoveryFactory, *, window: float | None = None
                  ) -> None:
         if window is not None and not window > 0:
