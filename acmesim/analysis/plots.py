@@ -182,7 +182,8 @@ POWER_STATES = {"power_running_kw": "running", "power_waiting_kw": "waiting",
 
 def has_power(util: pd.DataFrame) -> bool:
     """Whether ``util`` carries power (a run with a power model)."""
-    return "power_kw" in util and pd.to_numeric(util["power_kw"], errors="coerce").notna().any()
+    return "power_kw" in util and bool(
+        pd.to_numeric(util["power_kw"], errors="coerce").notna().any())
 
 
 def plot_power(util: pd.DataFrame, path: Path | None = None) -> Figure:

@@ -19,7 +19,7 @@ import dataclasses
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
@@ -155,7 +155,7 @@ class Objective:
         penalty = float(settings.get("objective_penalty", 1.0))
         if not penalty >= 0:
             raise ConfigError(f"objective_penalty must be >= 0, got {penalty!r}")
-        return cls(Metric.parse(spec), direction,  # type: ignore[arg-type]
+        return cls(Metric.parse(spec), cast(Direction, direction),  # checked just above
                    Metric.parse(constraint) if constraint is not None else None,
                    float(bound) if bound is not None else math.inf, penalty)
 

@@ -55,7 +55,7 @@ class Topology:
         """The tree with a ``kind`` attribute (core, spine, leaf, node) on every vertex."""
         import networkx as nx
 
-        graph = nx.DiGraph()
+        graph: nx.DiGraph = nx.DiGraph()
         graph.add_node(CORE, kind="core")
         for spine in range(spec.spines):
             graph.add_node(spine_name(spine), kind="spine")

@@ -90,6 +90,9 @@ class JobInfo(Protocol):
     def failures(self) -> int:
         """Times the job was interrupted by a modeled infrastructure failure."""
     @property
+    def restarts(self) -> int:
+        """Times the job started again after a preemption or a failure."""
+    @property
     def lost_gpu_time(self) -> float:
         """GPU-seconds lost so far to rolled-back work and restart overhead."""
     @property

@@ -46,6 +46,7 @@ class Registry(Generic[T]):
                     raise ValueError(f"{self.kind} name {key!r} is already registered")
                 self._aliases[key] = name
             self._classes[name] = cls
+            # every plug-in class gets the attribute here, whatever ``T`` declares
             cls.registry_name = name  # type: ignore[attr-defined]
             return cls
 
@@ -53,10 +54,10 @@ class Registry(Generic[T]):
 
     def _discover(self) -> None:
         """Import every module of the registry's package so their decorators run."""
-        if self._discovered:
+        if self._discovered or self._package is None:
             return
         self._discovered = True
-        package = importlib.import_module(self._package)  # type: ignore[arg-type]
+        package = importlib.import_module(self._package)
         for info in pkgutil.iter_modules(package.__path__):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{self._package}.{info.name}")
@@ -104,6 +105,7 @@ class Registry(Generic[T]):
     def create(self, name: str, options: Mapping[str, Any] | None = None, **context: Any) -> T:
         """Build plug-in ``name`` from validated ``options``; ``context`` goes to ``__init__``."""
         config = self.make_config(name, options)
+        # plug-ins are built as cls(config, **context); ``T`` (a Protocol) cannot declare that
         return self.get(name)(config, **context)  # type: ignore[call-arg]
 
 
@@ -134,9 +136,10 @@ def _simple_types(annotation: Any) -> tuple[type, ...] | None:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         parts = [_simple_types(arg) for arg in typing.get_args(annotation)]
-        if any(part is None for part in parts):
+        known = [part for part in parts if part is not None]
+        if len(known) < len(parts):
             return None
-        return tuple(t for part in parts for t in part)  # type: ignore[union-attr]
+        return tuple(t for part in known for t in part)
     if origin is typing.Literal:
         return tuple({type(arg) for arg in typing.get_args(annotation)})
     if origin in (tuple, list, dict):

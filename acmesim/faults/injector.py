@@ -5,15 +5,10 @@ An ``Extension`` (``acmesim.sim.extension``): the run lifecycle attaches the one
 ``simulate(..., extensions=[injector])``. It acts on the engine only through the
 ``SimulationAPI`` control API. Faults come from the failure model in
 windows (one callback at a time, so the event queue stays small), each ``[start, end)`` drawn
-from its own random stream. The first window lasts ``window`` seconds (default: the trace span,
-at least a day) and usually covers the whole run. A later one takes the model's
-``window_events`` (renewal models: processes restarted at ``start``, exact for memoryless
-faults and a fresh sample for Weibull renewals; a failure trace: its faults in the window), else
-the faults at or after ``start`` of ``events(cluster, end)``. A window that drew no fault is
-followed by one twice as long, so a long quiet spell (past a failure trace's last fault) takes
-few windows. Windows keep coming while any job has not ended, queued jobs included (nodes fail
-while every job waits); the stream stops only when nothing else is left to happen, so a run
-whose jobs can never start still ends with the engine's error.
+from its own random stream by the model's ``window_events``, following the windowing rule of
+the failure-model contract (``acmesim.policies.failure.windows.FaultWindows``). The first
+window lasts ``window`` seconds (default: the trace span, at least a day) and usually covers
+the whole run.
 
 A fault strikes its node (``gpu``/``node`` scope) or every node under its leaf switch
 (``switch`` scope). Every job running there is interrupted at the fault time: its work rolls back
@@ -48,17 +43,13 @@ from acmesim.core.errors import AcmesimError, ConfigError
 from acmesim.faults.jobs import JobPreparer
 from acmesim.faults.nodes import NodeLifecycle
 from acmesim.faults.table import FailureLog, sources_fields
+from acmesim.policies.checkpoint.base import CheckpointPolicyProtocol
+from acmesim.policies.failure.base import FailureModelProtocol
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent
+from acmesim.policies.failure.windows import DAY, RUNAWAY_FACTOR, FaultWindows, RunawayFaults
 from acmesim.policies.recovery.base import RecoveryPlan, RecoveryPolicy
 from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
-
-DAY = 86_400.0
-RUNAWAY_FACTOR = 100.0
-"""A run under faults that has lasted this many times the trace's span (at least a day) with
-jobs still unfinished is stopped with an error: the faults leave its jobs too little capacity
-to end (say, gangs of every node with node MTBFs of hours). **Chosen**: far beyond any sane
-slowdown, small enough to stop in seconds instead of simulating centuries."""
 
 RecoveryFactory = Callable[[float], RecoveryPolicy]
 """Builds the recovery policy once the trace start (``epoch_unix``) is known."""
@@ -67,7 +58,11 @@ RecoveryFactory = Callable[[float], RecoveryPolicy]
 class FaultInjector(Extension):
     """Injects a failure model's faults, checkpoints jobs and recovers them in one simulation."""
 
-    def __init__(self, failure_model: Any, checkpoint_policy: Any,
+    sim: SimulationAPI
+    """The simulation it is attached to (set by ``attach``)."""
+
+    def __init__(self, failure_model: FailureModelProtocol,
+                 checkpoint_policy: CheckpointPolicyProtocol,
                  recovery: RecoveryPolicy | RecoveryFactory, *, window: float | None = None
                  ) -> None:
         if window is not None and not window > 0:
@@ -77,7 +72,6 @@ class FaultInjector(Extension):
         self._recovery = recovery
         self._window_length = window
         self.log = FailureLog()
-        self.sim: SimulationAPI | None = None
 
     # ------------------------------------------------------------------ setup
     def attach(self, sim: SimulationAPI) -> None:
@@ -96,10 +90,8 @@ class FaultInjector(Extension):
         topology = sim.cluster.topology
         self.info = ClusterInfo(topology.node_names, sim.cluster.gpus_per_node,
                                 tuple(leaf_name(leaf) for leaf in topology.leaf_of))
-        self._length = self._window_length or max(sim.table.span, DAY)
-        self._runaway = RUNAWAY_FACTOR * max(sim.table.span, DAY)
-        self.windows: list[tuple[float, float]] = []
-        """``[start, end)`` of every fault window drawn so far, in order."""
+        self.fault_windows = FaultWindows.for_run(self.failure_model, self.info,
+                                                  sim.table.span, self._window_length)
         self._faults: deque[FailureEvent] = deque()
         if self.failure_model.sources.hardware:
             self._open_window()
@@ -109,6 +101,11 @@ class FaultInjector(Extension):
         self.preparer(job)
 
     # ------------------------------------------------------------------ fault stream
+    @property
+    def windows(self) -> list[tuple[float, float]]:
+        """``[start, end)`` of every fault window drawn so far, in order."""
+        return self.fault_windows.windows
+
     @property
     def undelivered(self) -> tuple[FailureEvent, ...]:
         """Faults drawn for the open window that have not struck yet (at the run's end: none
@@ -121,38 +118,25 @@ class FaultInjector(Extension):
         Nothing is drawn when no other event is pending: jobs are left that nothing but faults
         could ever change, and the engine reports them as stuck.
         """
-        if self.windows and not self.sim.has_pending_events():
+        if not self.fault_windows.may_open(other_events_pending=self.sim.has_pending_events()):
             return
-        k = len(self.windows)
-        stream = "failures.hardware" if k == 0 else f"failures.hardware.{k}"
-        start = self.windows[-1][1] if self.windows else 0.0
-        if start >= self._runaway:
-            self._stop_runaway()
-        end = start + self._length
-        self.windows.append((start, end))
-        self._faults = deque(self._window_events(start, end, self.sim.rng.fresh(stream)))
-        if not self._faults:
-            self._length *= 2  # a long quiet spell (a trace's end) is crossed in few windows
+        try:
+            self._faults = deque(self.fault_windows.open(self.sim.rng.fresh))
+        except RunawayFaults:
+            raise self._runaway_error() from None
         self._schedule_next()
 
-    def _stop_runaway(self) -> None:
-        """Refuse to go on: the run has outlasted its trace ``RUNAWAY_FACTOR`` times over."""
+    def _runaway_error(self) -> AcmesimError:
+        """Why the run stops: it has outlasted its trace ``RUNAWAY_FACTOR`` times over."""
         sim = self.sim
         widest = max(sim.live_jobs(), key=lambda job: job.nodes_needed, default=None)
         example = ("" if widest is None else f" (the widest, job {widest.job_id!r}, needs "
                    f"{widest.nodes_needed} of {sim.cluster.num_nodes} nodes)")
-        raise AcmesimError(
+        return AcmesimError(
             f"stopped at t={sim.now:.6g} s ({sim.now / DAY:.1f} days, "
             f"{RUNAWAY_FACTOR:g} x the trace's span): {sim.unfinished} job(s) "
             f"have not ended{example}; the faults leave them too little capacity to ever end "
             f"(lower the failure rate, shorten repairs or skip the largest jobs)")
-
-    def _window_events(self, start: float, end: float, rng) -> Iterator[FailureEvent]:
-        """The model's faults in ``[start, end)`` (its ``window_events`` when it has one)."""
-        model = self.failure_model
-        if hasattr(model, "window_events"):
-            return model.window_events(self.info, start, end, rng)
-        return (e for e in model.events(self.info, end, rng) if e.time >= start)
 
     def _schedule_next(self) -> None:
         """Schedule the next fault, or the next window while any job has not ended."""
@@ -160,8 +144,10 @@ class FaultInjector(Extension):
         if self._faults:
             fault = self._faults.popleft()
             sim.call_at(fault.time, lambda: self._strike(fault))
-        elif sim.unfinished:
-            sim.call_at(self.windows[-1][1], self._open_window)
+        else:
+            due = self.fault_windows.next_due(jobs_unfinished=bool(sim.unfinished))
+            if due is not None:
+                sim.call_at(due, self._open_window)
 
     # ------------------------------------------------------------------ one fault
     def _strike(self, fault: FailureEvent) -> None:
@@ -254,7 +240,7 @@ class FaultInjector(Extension):
         """The summary fields of failure injection (call after the run)."""
         sim = self.sim
         self.nodes.close(float(sim.now))
-        fields = sources_fields(self.failure_model.sources)
+        fields: dict[str, Any] = sources_fields(self.failure_model.sources)
         fields.update({
             "failure_events": len(self.log),
             "job_failures_modeled": len(self.preparer.failed),

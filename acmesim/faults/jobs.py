@@ -16,12 +16,11 @@ base``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from acmesim.faults.pacing import CheckpointPace
-from acmesim.policies.checkpoint.base import CheckpointPlan
+from acmesim.policies.checkpoint.base import CheckpointPlan, CheckpointPolicyProtocol
+from acmesim.policies.failure.base import FailureModelProtocol
 from acmesim.sim.job import Job
 from acmesim.trace.schema import FAILED_STATES
 
@@ -31,7 +30,8 @@ Shape = tuple[str, int, int, int]
 class JobPreparer:
     """Sets each arriving job's checkpoint pace, final state and (modeled-failure) work."""
 
-    def __init__(self, failure_model: Any, checkpoint_policy: Any, rng: np.random.Generator
+    def __init__(self, failure_model: FailureModelProtocol,
+                 checkpoint_policy: CheckpointPolicyProtocol, rng: np.random.Generator
                  ) -> None:
         self.failure_model = failure_model
         self.checkpoint_policy = checkpoint_policy

@@ -46,7 +46,7 @@ class StepRecorder:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as numpy arrays (``time`` plus one array per field)."""
-        out = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
+        out: dict[str, np.ndarray] = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
         rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
         for k, name in enumerate(self.FIELDS):
             out[name] = rows[:, k].copy()

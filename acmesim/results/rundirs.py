@@ -82,7 +82,7 @@ def read_summary(run_dir: Path) -> dict[str, Any] | None:
     frame = pd.read_csv(path)
     if frame.empty:
         return None
-    return {key: _plain(value) for key, value in frame.iloc[0].items()}
+    return {str(key): _plain(value) for key, value in frame.iloc[0].items()}
 
 
 def _plain(value: Any) -> Any:

@@ -18,10 +18,10 @@ from heapq import heappop, heappush
 from typing import Any
 
 import simpy
-from simpy.core import NORMAL, EmptySchedule, EventPriority, Infinity, StopSimulation
-from simpy.events import Event
+from simpy.core import NORMAL, EmptySchedule, Infinity, StopSimulation
+from simpy.events import Event, EventPriority
 
-PASS_PRIORITY = NORMAL + 1
+PASS_PRIORITY = EventPriority(NORMAL + 1)
 """Priority of the scheduling-pass event: after SimPy's URGENT (0) and NORMAL (1) events."""
 
 
@@ -37,7 +37,7 @@ class Clock(simpy.Environment):
         self._last_key: tuple[float, int, int] | None = None
         self._last_call: Callable[[], Any] | None = None
 
-    def schedule_at(self, event: Event, time: float, priority: int = NORMAL) -> None:
+    def schedule_at(self, event: Event, time: float, priority: EventPriority = NORMAL) -> None:
         """Put ``event`` on the queue at absolute ``time`` (not before now)."""
         if time < self._now:
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")
@@ -54,7 +54,7 @@ class Clock(simpy.Environment):
         return self._queue[0][0] if self._queue else Infinity
 
     def call_at(self, time: float, callback: Callable[[Event], Any], value: Any = None,
-                priority: int = NORMAL) -> Event:
+                priority: EventPriority = NORMAL) -> Event:
         """Run ``callback(event)`` at absolute ``time``; ``event.value`` is ``value``."""
         if time < self._now:
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")

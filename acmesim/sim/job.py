@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 from acmesim.cluster.cluster import Grant
 
@@ -14,16 +15,33 @@ DONE = "done"
 NAN = math.nan
 
 
+class CheckpointPacing(Protocol):
+    """How a checkpointing job's work turns into wall time (``acmesim.faults.pacing``)."""
+
+    def wall(self, done: float, work: float) -> float:
+        """Wall seconds to compute from ``done`` to ``work`` (the end), stalls included."""
+        ...
+
+    def advance(self, done: float, work: float, elapsed: float) -> tuple[float, float]:
+        """(work reached, seconds stalled) ``elapsed`` wall seconds into computing from ``done``."""
+        ...
+
+    def persisted(self, done: float, work: float, elapsed: float) -> float | None:
+        """Work of the last checkpoint persisted ``elapsed`` seconds into the interval (None:
+        none)."""
+        ...
+
+
 class Job:
     """One job from arrival to its end: static trace fields plus engine progress.
 
     Work accounting: ``run_time`` is the recorded work (s at ``gpu_num`` GPUs); a running
     interval first spends ``overhead`` seconds restarting, then does work. ``done_work`` is the
     work saved when the interval began; ``remaining_work = run_time - done_work``. A job with a
-    ``pace`` (``CheckpointPace``-like: ``wall``, ``advance``) also stalls for its checkpoints
-    while it works; ``stall_time`` sums those stalls. ``recovery_wait`` sums the time from each
-    failure stop to the restart that follows it (``wait_part``: the share of the current
-    overhead spent waiting on the job's own nodes); ``failure_lost_gpu_time`` is the part of
+    ``pace`` (a ``CheckpointPacing``) also stalls for its checkpoints while it works;
+    ``stall_time`` sums those stalls. ``recovery_wait`` sums the time from each failure stop to
+    the restart that follows it (``wait_part``: the share of the current overhead spent waiting
+    on the job's own nodes); ``failure_lost_gpu_time`` is the part of
     ``lost_gpu_time`` caused by failures (``stop_cause`` names what stopped the last interval).
     ``startup`` is the start-up latency at the head of the current interval (first start in a
     scheduled replay only): it holds the GPUs but counts in neither ``held_time`` nor
@@ -76,7 +94,7 @@ class Job:
         self.arrival_seq = 0
         self.end_state = trace_state
         self.next_overhead: float | None = None
-        self.pace = None
+        self.pace: CheckpointPacing | None = None
         self.restarts = 0
         self.stall_time = 0.0
         self.recovery_wait = 0.0

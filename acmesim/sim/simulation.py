@@ -25,7 +25,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, cast
 
 from simpy.core import StopSimulation
 from simpy.events import Event
@@ -248,7 +248,7 @@ class Simulation:
                     self.preempt(job)
             start = self._start
             for job in decision.start:
-                start(job)
+                start(cast(Job, job))  # policies hand back the engine's own jobs
         finally:
             self._in_pass = False
         now = self.env.now
@@ -362,7 +362,8 @@ class Simulation:
     def _on_complete(self, event: Event) -> None:
         """A running interval reached its end: the job is done unless the event is stale."""
         self.events += 1
-        job, epoch = event.value
+        # simpy types Event.value Optional[Any]; a processed completion holds (job, epoch)
+        job, epoch = event.value  # type: ignore[misc]
         if epoch != job.epoch or job.status != RUNNING:
             return
         self._finish(job, job.trace_state, job.run_time)
@@ -549,7 +550,8 @@ class Simulation:
 
         Returns the interrupted jobs (already back in the pending queue).
         """
-        victims = [self.running[i] for i in self.cluster.set_health(node, NodeHealth(health))]
+        victims: list[JobInfo] = [
+            self.running[i] for i in self.cluster.set_health(node, NodeHealth(health))]
         for job in victims:
             self.interrupt(job)
         self.request_pass()

@@ -75,6 +75,7 @@ def build_trace(plans: list[Plan], cluster: WorkloadProfile, span: int,
     table_profile = dataclasses.replace(cluster, users=max(sum(p.users for p in plans), 1))
     frame = build_table(table_profile, jobs, start_epoch, RngStreams(seed))
     frame["type"] = meta.job_type.astype(str)
+    assert jobs.cpus is not None  # JobArrays.concat fills every part's CPU counts
     frame["cpu_num"] = jobs.cpus.astype(np.int64)
     for name, values in meta.columns(frame["job_id"].to_numpy(dtype=object)).items():
         frame[name] = values

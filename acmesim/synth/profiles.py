@@ -177,7 +177,7 @@ class WorkloadProfile:
     chain_warmup_days: float
     """The same for restart chains (0: chains start inside the window, which then keeps all of
     their stratified run times)."""
-    extra_columns: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    extra_columns: Mapping[str, float] = dataclasses.field(default_factory=dict)
     quiet: QuietModel = QuietModel()
     """Cluster-wide quiet spells of the submission process (default: none)."""
     scale: float = 1.0

@@ -103,9 +103,11 @@ TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S%z"
 
 
 def write_acme_csv(
-    jobs: pd.DataFrame, path: str | os.PathLike[str], cluster: Literal["seren", "kalos"]
+    jobs: pd.DataFrame, path: str | os.PathLike[str], cluster: str
 ) -> None:
     """Write a normalized job table as the published Acme CSV of ``cluster``, atomically.
+
+    ``cluster`` is ``seren`` or ``kalos`` (another name is an ``AcmesimError``).
 
     Timestamps are written at the schema's 1-second resolution (rounded to the nearest second);
     ``duration``, ``queue`` and ``gpu_time`` are computed from the rounded timestamps with the

@@ -37,8 +37,13 @@ NOT_RUN = {
     "python -m pytest": "this test suite",
     "ruff check .": "the linter, not an acmesim command",
     "lint-imports": "the layer contract, not an acmesim command (tests/test_layers.py runs it)",
+    "mypy acmesim": "the type check, not an acmesim command (.ci/run runs it)",
     "python benchmarks/bench_replay.py --scales 1 2 4": "a benchmark of several minutes",
     "python -m pytest tests/policies/test_scheduler_contract.py -k smallest_first":
+        "needs the example saved into the package (tests/docs/test_docs_extending.py runs it)",
+    "python -m pytest tests/policies/test_plugin_contract.py -k lognormal":
+        "needs the example saved into the package (tests/docs/test_docs_extending.py runs it)",
+    "python -m pytest tests/policies/test_plugin_contract.py -k fixed_delay":
         "needs the example saved into the package (tests/docs/test_docs_extending.py runs it)",
 }
 NOT_RUN_PREFIXES = {
@@ -104,11 +109,20 @@ def prepare(directory: Path) -> None:
 EXTENDING = ROOT / "docs" / "extending.md"
 
 
+def extending_example(command: str) -> str | None:
+    """The python example of docs/extending.md registering a plug-in ``command`` selects."""
+    for block in re.findall(r"```python\n(.*?)```", EXTENDING.read_text("utf-8"), re.S):
+        names = re.findall(r'\.register\("([^"]+)"', block)
+        if any(re.search(rf"=\s*{re.escape(name)}(\s|$)", command) for name in names):
+            return block
+    return None
+
+
 def run(command: str, capsys) -> None:
     args = fast_variant(command)
-    if args[0] == "acmesim" and "smallest_first" in command:
-        # the scheduler of docs/extending.md, registered as if saved in the package
-        example = re.findall(r"```python\n(.*?)```", EXTENDING.read_text("utf-8"), re.S)[0]
+    example = extending_example(command) if args[0] == "acmesim" else None
+    if example is not None:
+        # a plug-in of docs/extending.md, registered as if saved in the package
         script = example + f"\nfrom acmesim.cli import main\nraise SystemExit(main({args[1:]!r}))"
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                               timeout=300)

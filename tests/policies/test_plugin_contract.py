@@ -15,6 +15,7 @@ happens (the cordon taken down, the job relaunched in place or requeued as plann
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import tempfile
 from pathlib import Path
 
@@ -121,3 +122,141 @@ def test_every_plugin_keeps_the_invariants_under_faults(kind, name, jobs, faults
     if getattr(failure.config, "path", None):
         assert_trace_faults_struck([t for t, *_ in faults], injector, end)
     assert injector.failures_table()["jobs_hit"].sum() == result.jobs["failures"].sum()
+
+
+# ---------------------------------------------------------------- the Protocols
+def _contracts():
+    """(kind, registry, Protocol) of every plug-in kind the engine calls through a contract."""
+    import acmesim.evaluation.scheduling  # noqa: F401  (registers eval_* with SCHEDULERS)
+    from acmesim.policies.checkpoint.base import CheckpointPolicyProtocol
+    from acmesim.policies.failure.base import FailureModelProtocol
+    from acmesim.policies.placement.base import PlacementProtocol
+    from acmesim.policies.power import POWERS
+    from acmesim.policies.power.base import PowerModelProtocol
+    from acmesim.policies.prediction.base import PredictorProtocol
+    from acmesim.policies.recovery.base import RecoveryPolicyProtocol
+    from acmesim.policies.scheduling.base import SchedulerProtocol
+    from acmesim.sources import TRACES
+    from acmesim.sources.base import TraceSourceProtocol
+    from acmesim.trace.loaders.base import TRACE_FORMATS, TraceFormatProtocol
+
+    return [("scheduler", SCHEDULERS, SchedulerProtocol),
+            ("placement", PLACEMENTS, PlacementProtocol),
+            ("prediction", PREDICTORS, PredictorProtocol),
+            ("failure", FAILURES, FailureModelProtocol),
+            ("checkpoint", CHECKPOINTS, CheckpointPolicyProtocol),
+            ("recovery", RECOVERIES, RecoveryPolicyProtocol),
+            ("power", POWERS, PowerModelProtocol),
+            ("trace format", TRACE_FORMATS, TraceFormatProtocol),
+            ("trace source", TRACES, TraceSourceProtocol)]
+
+
+CONTRACTS = _contracts()
+PLUGINS = [(kind, name, registry, protocol) for kind, registry, protocol in CONTRACTS
+           for name in registry.names()]
+
+
+def _methods(protocol: type) -> dict[str, inspect.Signature]:
+    """The methods a Protocol declares (its own, not ``object``'s), with their signatures."""
+    found = {}
+    for name, value in vars(protocol).items():
+        function = value.__func__ if isinstance(value, classmethod | staticmethod) else value
+        if not name.startswith("_") and inspect.isfunction(function):
+            found[name] = inspect.signature(function)
+    return found
+
+
+def _accepts(implemented: inspect.Signature, declared: inspect.Signature) -> list[str]:
+    """The parameters of ``declared`` that ``implemented`` cannot take by the same name/kind."""
+    params = implemented.parameters
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    var_pos = any(p.kind is p.VAR_POSITIONAL for p in params.values())
+    missing = []
+    for name, param in declared.parameters.items():
+        if name in ("self", "cls"):
+            continue
+        mine = params.get(name)
+        if mine is None:
+            ok = var_kw if param.kind is param.KEYWORD_ONLY else var_pos
+        else:
+            ok = mine.kind is param.kind or (
+                mine.kind is mine.POSITIONAL_OR_KEYWORD and param.kind is not param.VAR_KEYWORD)
+            ok = ok and (param.default is param.empty or mine.default is not mine.empty)
+        if not ok:
+            missing.append(name)
+    return missing
+
+
+def test_every_plugin_kind_has_a_runtime_checkable_protocol_with_documented_methods():
+    assert {kind for kind, _, _ in CONTRACTS} >= {
+        "scheduler", "placement", "prediction", "failure", "checkpoint", "recovery", "power"}
+    for kind, _, protocol in CONTRACTS:
+        assert getattr(protocol, "_is_protocol", False), kind
+        assert getattr(protocol, "_is_runtime_protocol", False), kind
+        assert protocol.__doc__ and "registry" in protocol.__doc__, kind
+        methods = _methods(protocol)
+        assert methods, f"{kind}: the Protocol declares no method"
+        for name in methods:
+            assert inspect.getdoc(getattr(protocol, name)), f"{kind}.{name} has no docstring"
+
+
+@pytest.mark.parametrize(("kind", "name", "registry", "protocol"), PLUGINS,
+                         ids=[f"{kind}:{name}" for kind, name, _, _ in PLUGINS])
+def test_every_registered_plugin_implements_its_protocol(kind, name, registry, protocol):
+    cls = registry.get(name)
+    for method, declared in _methods(protocol).items():
+        implemented = getattr(cls, method, None)
+        assert callable(implemented), f"{kind} {name!r} has no {method}()"
+        assert implemented is not getattr(protocol, method), (
+            f"{kind} {name!r} inherits the Protocol's empty {method}() instead of implementing it")
+        missing = _accepts(inspect.signature(implemented), declared)
+        assert not missing, f"{kind} {name!r}.{method}() does not take {missing}"
+
+
+def _options(kind: str, name: str, folder: Path) -> dict:
+    """Options a plug-in cannot be built without (a file to read), else none."""
+    from acmesim.synth import sample_trace_path
+
+    if (kind, name) == ("failure", "trace"):
+        faults = folder / "faults.csv"
+        faults.write_text("time,node,kind\n10,n0000,node_failure\n")
+        return {"path": str(faults)}
+    if (kind, name) == ("trace source", "file"):
+        return {"path": str(sample_trace_path())}
+    if (kind, name) == ("trace format", "csv"):
+        return {"columns": {"submit_time": "submitted", "gpu_num": "gpus", "duration": "run"}}
+    return {}
+
+
+@pytest.mark.parametrize(("kind", "name", "registry", "protocol"), PLUGINS,
+                         ids=[f"{kind}:{name}" for kind, name, _, _ in PLUGINS])
+def test_every_registered_plugin_instance_satisfies_its_protocol(kind, name, registry, protocol,
+                                                                  tmp_path):
+    plugin = registry.create(name, _options(kind, name, tmp_path))
+    assert isinstance(plugin, protocol), f"{kind} {name!r} is not a {protocol.__name__}"
+
+
+def test_the_protocol_check_rejects_a_plugin_that_imitates_the_contract():
+    from acmesim.policies.failure.base import FailureModelProtocol
+
+    class Imitation:  # the old NoFailures: no window_events
+        sources = None
+
+        def events(self, cluster, horizon, rng):
+            return iter(())
+
+        def job_software_failure(self, job, rng):
+            return None
+
+        def job_mtbf(self, gpus, nodes):
+            return float("inf")
+
+    assert not isinstance(Imitation(), FailureModelProtocol)
+    assert "window_events" in _methods(FailureModelProtocol)
+
+    class WrongSignature(Imitation):
+        def window_events(self, cluster, begin, finish, rng):
+            return iter(())
+
+    assert _accepts(inspect.signature(WrongSignature.window_events),
+                    _methods(FailureModelProtocol)["window_events"]) == ["start", "end"]

@@ -248,7 +248,7 @@ def _cpu_table(stats: dict[str, Any]) -> str:
     cpu = stats["cpu"]
     if not cpu.get("jobs"):
         return "CPU-only jobs: none\n"
-    rows = [["run time mean / median (s)", f"{cpu['run_time_mean']:.0f} / "
+    rows: list[list[Any]] = [["run time mean / median (s)", f"{cpu['run_time_mean']:.0f} / "
              f"{cpu['run_time_median']:.0f}"],
             ["queue mean / median (s)", f"{cpu['queue_mean']:.1f} / {cpu['queue_median']:.0f}"],
             *([f"{s} (%)", _pct(v)] for s, v in cpu["state_job_share"].items())]

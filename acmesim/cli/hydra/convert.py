@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -16,16 +17,17 @@ from acmesim.core.registry import Registry
 
 def to_choice(registry: Registry, node: DictConfig) -> Choice:
     """One composed group node as a validated ``Choice`` (name + options)."""
-    for key in node:
+    for key in map(str, node):
         if OmegaConf.is_missing(node, key):
             raise ConfigError(
                 f"{registry.kind} {node.name!r} needs option {key!r} ({registry.kind}.{key}=...)"
             )
     try:
-        options = OmegaConf.to_container(node, resolve=True, throw_on_missing=True)
+        container = OmegaConf.to_container(node, resolve=True, throw_on_missing=True)
     except Exception as exc:  # omegaconf raises MissingMandatoryValue and friends
         raise ConfigError(f"{registry.kind}: {exc}".splitlines()[0]) from None
-    assert isinstance(options, dict)
+    assert isinstance(container, dict)
+    options = {str(key): value for key, value in container.items()}
     name = registry.canonical(str(options.pop("name")))
     options.update(_dict_defaults(registry, name, options))
     registry.make_config(name, options)
@@ -47,8 +49,10 @@ def to_replay_config(
     cfg: DictConfig, registries: Mapping[str, Registry], run_id: str = ""
 ) -> ReplayConfig:
     """Convert a composed Hydra config into the library's typed ``ReplayConfig``."""
-    choices = {group: to_choice(registry, cfg[group]) for group, registry in registries.items()}
-    settings = {
+    # keyword arguments of ReplayConfig, by name: a Choice per group, then the plain settings
+    choices: dict[str, Any] = {
+        group: to_choice(registry, cfg[group]) for group, registry in registries.items()}
+    settings: dict[str, Any] = {
         key: check_setting(key, cfg[key], annotation)
         for key, annotation in replay_settings().items()
         if key in cfg

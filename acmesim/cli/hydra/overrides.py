@@ -68,7 +68,8 @@ def selected_options(
     overrides: list[Any], registries: Mapping[str, Registry], defaults: Mapping[str, str | None]
 ) -> dict[str, list[str]]:
     """Each group's option names the overrides select, else its default (None: unknown)."""
-    chosen = {group: [defaults[group]] if defaults.get(group) else [] for group in registries}
+    chosen: dict[str, list[str]] = {
+        group: [name] if (name := defaults.get(group)) else [] for group in registries}
     for override in overrides:
         group = override.key_or_group
         if group in registries and not override.is_delete():

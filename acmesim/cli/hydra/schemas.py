@@ -61,11 +61,17 @@ def _storable_default(field: dataclasses.Field) -> dataclasses.Field:
         nested: Any = value
         return dataclasses.field(default_factory=lambda: dataclasses.replace(nested))
     if isinstance(value, dict):
-        return dataclasses.field(default=None)
+        return _field(None)
     if isinstance(value, tuple | list):
         plain = list(value) if isinstance(value, tuple) else value
         return dataclasses.field(default_factory=lambda: _copy(plain))
     return dataclasses.field(default=value)
+
+
+def _field(default: Any) -> dataclasses.Field:
+    """A ``Field`` with ``default``, for ``make_dataclass`` (the stubs type ``dataclasses.field``
+    as its default, which is what it stands for in a class body, not the ``Field`` it returns)."""
+    return typing.cast(dataclasses.Field, dataclasses.field(default=default))
 
 
 def _copy(value: Any) -> Any:
@@ -78,7 +84,7 @@ def option_schema(registry: Registry, name: str) -> type:
     schema = registry.config_class(name)
     hints = typing.get_type_hints(schema)
     fields: list[tuple[str, Any, dataclasses.Field]] = [
-        ("name", str, dataclasses.field(default=registry.canonical(name)))
+        ("name", str, _field(registry.canonical(name)))
     ]
     for field in dataclasses.fields(schema):
         if field.name != "name":

@@ -17,8 +17,6 @@ from acmesim.evaluation.spec import EvalRequest
 class EvalScheduler(Protocol):
     """What an evaluation scheduler plug-in provides."""
 
-    registry_name: str
-
     def plan(self, request: EvalRequest, gpus: int) -> EvalPlan:
         """Cut ``request`` into trials for ``gpus`` concurrently usable GPUs."""
         ...

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from acmesim.policies.checkpoint.cost import CheckpointCost, StorageModel, state_bytes
 from acmesim.policies.checkpoint.model_size import model_params
@@ -59,6 +59,21 @@ class CheckpointPlan:
 def no_checkpoints(mtbf: float = math.inf) -> CheckpointPlan:
     """The plan of a job that never checkpoints (a failure restarts it from scratch)."""
     return CheckpointPlan(math.inf, 0.0, 0.0, 0.0, 0.0, 0.0, "none", mtbf)
+
+
+@runtime_checkable
+class CheckpointPolicyProtocol(Protocol):
+    """What the engine calls on a checkpoint policy (``checkpoint=NAME``, registry
+    ``CHECKPOINTS``).
+
+    Built as ``cls(config, **context)``. ``plan`` once per GPU job on its arrival, with the
+    failure model's ``job_mtbf`` for the job's size when the model knows it (None otherwise);
+    the engine then paces the job's work by the plan (stalls, persisted checkpoints, restores).
+    """
+
+    def plan(self, job: Any, mtbf: float | None = None) -> CheckpointPlan:
+        """The checkpoint plan for ``job`` (a ``JobShape`` source); ``mtbf`` in seconds."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,7 +122,7 @@ class CheckpointOptions:
         )
 
 
-class CheckpointPolicy:
+class CheckpointPolicy(CheckpointPolicyProtocol):
     """Base of the checkpointing policies: cost from model size, interval from the job MTBF."""
 
     Config = CheckpointOptions

@@ -29,6 +29,8 @@ class FixedInterval(CheckpointPolicy):
             if not self.interval_min > 0:
                 raise ValueError(f"interval_min must be > 0, got {self.interval_min!r}")
 
+    config: Config
+
     def interval(self, cost: CheckpointCost, mtbf: float) -> float:
         """``interval_min`` in seconds."""
         return self.config.interval_min * 60.0

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from acmesim.policies.checkpoint import CHECKPOINTS
-from acmesim.policies.checkpoint.base import CheckpointPlan, no_checkpoints
+from acmesim.policies.checkpoint.base import (
+    CheckpointPlan,
+    CheckpointPolicyProtocol,
+    no_checkpoints,
+)
 
 
 @CHECKPOINTS.register("none")
-class NoCheckpoint:
+class NoCheckpoint(CheckpointPolicyProtocol):
     """Never checkpoint (the baseline of the no-checkpoint sanity case, reliability_facts §1.7)."""
 
     def __init__(self, config: Any, **context: Any) -> None:

@@ -52,6 +52,8 @@ class AcmeFailures(FailureModel):
                 raise ValueError("gpu_failures_per_1000_gpu_days must be > 0, "
                                  f"got {self.gpu_failures_per_1000_gpu_days!r}")
 
+    config: Config
+
     def time_to_failure(
         self, rng: np.random.Generator, n: int, gpus_per_node: int
     ) -> np.ndarray:

@@ -1,6 +1,8 @@
 """The failure-model contract the engine consumes, and the options every model shares.
 
-A failure model answers three questions:
+The contract is ``FailureModelProtocol``; ``FailureModel`` is the base of the renewal models
+(per-node times to failure) and ``none`` implements the contract directly. A failure model
+answers these questions:
 
 - ``events(cluster, horizon, rng)`` → the hardware faults of the whole cluster over
   ``[0, horizon)`` seconds, sorted by time (``FailureEvent``: time, kind, scope, target,
@@ -12,9 +14,11 @@ A failure model answers three questions:
 - ``job_mtbf(gpus, nodes)`` → the MTBF in seconds a job of that size sees (for checkpoint
   policies), or None when the model cannot say.
 
-Optionally, ``window_events(cluster, start, end, rng)`` → the faults over ``[start, end)``, for
-runs that outlast the first window (``acmesim.faults.injector``); without it the injector keeps
-the faults at or after ``start`` of ``events(cluster, end, rng)``.
+- ``window_events(cluster, start, end, rng)`` → the faults over ``[start, end)``. A run draws
+  its faults window by window (``acmesim.policies.failure.windows`` states the rule: windows
+  while any job is unfinished, doubling after an empty one, stopped as a runaway past 100 x the
+  trace's span). Renewal models restart their processes at ``start``; a model whose faults
+  have fixed times keeps those at or after ``start`` (``windows.faults_from``).
 
 ``trace_outcomes`` states where job failures come from, so that nothing is counted twice:
 
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -70,6 +74,49 @@ def failure_sources(trace_outcomes: str, modeled: bool = True) -> FailureSources
         job_failures=modeled and trace_outcomes in ("replace", "both"),
         hardware=modeled,
     )
+
+
+@runtime_checkable
+class FailureModelProtocol(Protocol):
+    """What the engine calls on a failure model (``failure=NAME``, registry ``FAILURES``).
+
+    Built as ``cls(config, **context)``. The engine reads ``sources`` once; when
+    ``sources.hardware`` it draws the model's hardware faults window by window, each window
+    ``[start, end)`` from ``window_events`` with a fresh random stream, by the rule of
+    ``acmesim.policies.failure.windows.FaultWindows``: the first window covers ``[0, span)``
+    (the trace's span, at least a day), a later one starts where the last ended and is twice
+    as long after a window without faults, windows keep coming while any job is unfinished
+    (and something other than faults is left to happen), and none starts 100 x the span or
+    later (the run stops as a runaway). On every GPU job's arrival it asks
+    ``job_software_failure`` (when ``sources.job_failures``) and ``job_mtbf`` (for the job's
+    checkpoint plan).
+    """
+
+    sources: FailureSources
+    """Which sources end or interrupt jobs in this run (from ``trace_outcomes``)."""
+
+    def events(
+        self, cluster: ClusterInfo, horizon: float, rng: np.random.Generator
+    ) -> Iterator[FailureEvent]:
+        """Hardware faults over ``[0, horizon)`` seconds, sorted by time; ``ValueError`` for a
+        horizon that is not finite and >= 0."""
+        ...
+
+    def window_events(
+        self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
+    ) -> Iterator[FailureEvent]:
+        """Hardware faults over ``[start, end)``, sorted by time (one window of a run)."""
+        ...
+
+    def job_software_failure(self, job: Any, rng: np.random.Generator) -> JobFailure | None:
+        """The job's own failure (seconds of run time after its start), or None; always None
+        unless ``sources.job_failures``."""
+        ...
+
+    def job_mtbf(self, gpus: int, nodes: int) -> float | None:
+        """Seconds between hardware faults a job of this size sees (None: the model cannot
+        say; ``inf``: it never sees one)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +157,7 @@ class FailureOptions:
         )
 
 
-class FailureModel:
+class FailureModel(FailureModelProtocol):
     """Base of the modeled failure sources: subclasses supply per-node times to failure."""
 
     Config = FailureOptions

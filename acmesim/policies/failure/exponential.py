@@ -37,6 +37,8 @@ class ExponentialFailures(FailureModel):
             if not self.node_mtbf_hours > 0:
                 raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
 
+    config: Config
+
     def time_to_failure(
         self, rng: np.random.Generator, n: int, gpus_per_node: int
     ) -> np.ndarray:

@@ -20,6 +20,7 @@ import csv
 import dataclasses
 import math
 import os
+from typing import Literal, overload
 
 from acmesim.core.errors import TraceError
 
@@ -90,6 +91,16 @@ def _parse_row(path: str, line: int, row: dict, kinds: list[str]) -> TraceFault:
         _number(path, line, row, "detection_delay", required=False),
         _number(path, line, row, "repair_time", required=False),
     )
+
+
+@overload
+def _number(path: str, line: int, row: dict, column: str, *, required: Literal[True]) -> float:
+    ...
+
+
+@overload
+def _number(path: str, line: int, row: dict, column: str, *, required: bool) -> float | None:
+    ...
 
 
 def _number(path: str, line: int, row: dict, column: str, *, required: bool) -> float | None:

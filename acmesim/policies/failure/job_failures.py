@@ -18,10 +18,11 @@ storage errors. The earliest of these is the job's failure. Job types listed in
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import numpy as np
 
-from acmesim.policies.failure.events import JobFailure
+from acmesim.policies.failure.events import JobFailure, JobFailureCategory
 from acmesim.policies.failure.rates import SECONDS_PER_DAY
 from acmesim.policies.job_shape import JobShape
 
@@ -60,7 +61,8 @@ class JobErrorRates:
         draws = self.sample_many(np.array([job.job_type]), rng)
         if not np.isfinite(draws.time[0]):
             return None
-        return JobFailure(float(draws.time[0]), str(draws.kind[0]), str(draws.category[0]))
+        category = cast(JobFailureCategory, str(draws.category[0]))  # one of _CATEGORIES
+        return JobFailure(float(draws.time[0]), str(draws.kind[0]), category)
 
     def sample_many(self, job_types: np.ndarray, rng: np.random.Generator) -> JobFailureDraws:
         """Vectorized: each job's earliest failure time (``inf`` for none), kind and category."""

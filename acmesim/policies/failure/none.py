@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from acmesim.policies.failure import FAILURES
-from acmesim.policies.failure.base import failure_sources
+from acmesim.policies.failure.base import FailureModelProtocol, failure_sources
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent, JobFailure, check_horizon
 
 
 @FAILURES.register("none")
-class NoFailures:
+class NoFailures(FailureModelProtocol):
     """A cluster that never fails; jobs end only as the trace records."""
 
     def __init__(self, config: Any, **context: Any) -> None:
@@ -26,6 +26,12 @@ class NoFailures:
         """No faults."""
         check_horizon(horizon)
         return iter(())
+
+    def window_events(
+        self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
+    ) -> Iterator[FailureEvent]:
+        """No faults in any window."""
+        return self.events(cluster, end - start, rng)
 
     def job_software_failure(self, job: Any, rng: np.random.Generator) -> JobFailure | None:
         """Never a modeled job failure."""

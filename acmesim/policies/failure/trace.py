@@ -20,6 +20,7 @@ from acmesim.policies.failure.base import FailureModel, FailureOptions, resolve_
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent, check_horizon
 from acmesim.policies.failure.failure_trace import TraceFault, read_failure_trace
 from acmesim.policies.failure.rates import job_mtbf_from_node_mtbf
+from acmesim.policies.failure.windows import faults_from
 
 
 @FAILURES.register("trace")
@@ -41,6 +42,8 @@ class TraceFailures(FailureModel):
                 raise ValueError("failure=trace needs failure.path=<faults.csv>")
             if self.node_mtbf_hours is not None and not self.node_mtbf_hours > 0:
                 raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
+
+    config: Config
 
     def __init__(self, config: Config, **context: Any) -> None:
         super().__init__(config, **context)
@@ -66,7 +69,7 @@ class TraceFailures(FailureModel):
         self, cluster: ClusterInfo, start: float, end: float, rng: np.random.Generator
     ) -> Iterator[FailureEvent]:
         """The trace's faults in ``[start, end)`` (the trace's own times, not restarted)."""
-        return (e for e in self.events(cluster, end, rng) if e.time >= start)
+        return faults_from(self, cluster, start, end, rng)
 
     def job_mtbf(self, gpus: int, nodes: int) -> float | None:
         """From ``node_mtbf_hours`` when given; otherwise unknown (None)."""

@@ -43,6 +43,8 @@ class WeibullFailures(FailureModel):
             if not self.shape > 0:
                 raise ValueError(f"shape must be > 0, got {self.shape!r}")
 
+    config: Config
+
     @property
     def scale_seconds(self) -> float:
         """Weibull scale giving a mean of ``node_mtbf_hours``: mean / Γ(1 + 1/shape)."""

@@ -10,13 +10,27 @@ cluster then grants the lowest free GPU ids of each node. A single-node job take
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from acmesim.cluster.cluster import Allocation
 from acmesim.cluster.view import ClusterView, JobInfo
 
 
-class Placement:
+@runtime_checkable
+class PlacementProtocol(Protocol):
+    """What the engine calls on a placement (``placement=NAME``, registry ``PLACEMENTS``).
+
+    Built as ``cls(config)``. ``place`` whenever a scheduler asks to start a GPU job (and to
+    test ``view.fits``); the engine checks the answer has the job's gang shape (see the module
+    docstring) and grants it at once, so a placement never changes anything itself.
+    """
+
+    def place(self, job: JobInfo, cluster: ClusterView) -> Allocation | None:
+        """Nodes (and GPUs on each) for ``job``, or None if it cannot be placed now."""
+        ...
+
+
+class Placement(PlacementProtocol):
     """Base class of every placement plug-in (register with ``PLACEMENTS.register``)."""
 
     registry_name: ClassVar[str] = "placement"

@@ -15,10 +15,42 @@ A GPU server draws its GPUs plus ``node_w`` (CPUs, memory, NICs, storage) at the
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 import numpy as np
 
 
-class PowerModel:
+@runtime_checkable
+class PowerModelProtocol(Protocol):
+    """What the engine calls on a power model (``power=NAME``, registry ``POWERS``).
+
+    Built as ``cls(config)``. Nothing is accounted unless ``enabled``. Otherwise, before the
+    run, ``draw_factor`` once for all GPU jobs (stream ``power.factor``) and ``running_w`` for
+    their utilizations; the constant draws (``idle_w``, ``waiting_w`` per GPU, ``node_w`` per
+    server, watts) and the conversion ``efficiency`` turn the GPU states into power.
+    """
+
+    enabled: bool
+    """False only for ``power=none``."""
+    idle_w: float
+    """Draw of a GPU not held by a running job (W)."""
+    waiting_w: float
+    """Draw of a GPU held by a job that is not computing (W)."""
+    node_w: float
+    """Draw of a server beside its GPUs (W)."""
+    efficiency: float
+    """Power-supply efficiency in (0, 1]: the wall draws ``1 / efficiency`` of the servers."""
+
+    def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
+        """Draw of a computing GPU at utilization ``util`` (fraction in [0, 1]), watts."""
+        ...
+
+    def draw_factor(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
+        """A per-job model factor for ``n`` GPU jobs (None: the model uses none)."""
+        ...
+
+
+class PowerModel(PowerModelProtocol):
     """Base of the power plug-ins: subclasses set the constants from their ``Config``."""
 
     enabled = True

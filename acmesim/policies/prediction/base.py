@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from acmesim.cluster.view import JobInfo
 
 
-class RuntimePredictor:
+@runtime_checkable
+class PredictorProtocol(Protocol):
+    """What a scheduler calls on a run-time predictor (``scheduler.predictor=NAME``, registry
+    ``PREDICTORS``).
+
+    Built as ``cls(config)``. ``predict`` when the scheduler ranks a job (its first estimate
+    is the one scored, ``PredictionLog``), ``observe`` once per finished job, in finishing
+    order. ``exact`` says the estimate is the recorded run time (errors are then not scored).
+    """
+
+    exact: ClassVar[bool]
+    """True when ``predict`` returns the recorded run time (its errors are zero by definition)."""
+
+    def predict(self, job: JobInfo) -> float:
+        """Estimated run time of ``job`` from what is known now."""
+        ...
+
+    def observe(self, job: JobInfo) -> None:
+        """``job`` has finished: learn from its recorded run time."""
+        ...
+
+
+class RuntimePredictor(PredictorProtocol):
     """Estimates a job's run time (s of work at ``gpu_num``); learns from finished jobs only."""
 
     registry_name: ClassVar[str] = "predictor"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -100,7 +100,40 @@ class Draws:
         return cls(float(normal[0]), float(normal[1]), float(rng.random()))
 
 
-class RecoveryPolicy:
+@runtime_checkable
+class RecoveryPolicyProtocol(Protocol):
+    """What the engine calls on a recovery policy (``recovery=NAME``, registry ``RECOVERIES``).
+
+    Built as ``cls(config, epoch_unix=..., **context)`` once the trace's start is known.
+    ``reserved_nodes`` once before the run (spares held back from scheduling); for each fault,
+    ``cordon`` once and ``plan`` once per job the fault (or its cordon) interrupts, with the
+    run's ``recovery`` RNG stream. Every plan for a fault must state that fault's cordon (the
+    engine refuses one that does not); see the module docstring for the timeline.
+    """
+
+    def plan(
+        self,
+        failure: FailureEvent,
+        job: Any,
+        now: float,
+        rng: np.random.Generator,
+        *,
+        spares_free: int | None = None,
+        nodes_lost: int = 1,
+    ) -> RecoveryPlan:
+        """Decide how the job recovers from ``failure`` (``now``: seconds since time 0)."""
+        ...
+
+    def cordon(self, failure: FailureEvent) -> tuple[tuple[str, ...], str | None]:
+        """Nodes and switch ``failure`` takes out of service until repaired."""
+        ...
+
+    def reserved_nodes(self, num_nodes: int) -> int:
+        """Nodes of ``num_nodes`` the engine must hold back from scheduling as spares."""
+        ...
+
+
+class RecoveryPolicy(RecoveryPolicyProtocol):
     """Base of the recovery policies; ``epoch_unix`` (context) is the wall clock of time 0."""
 
     Config = ManualOptions

@@ -9,7 +9,7 @@ estimate of each job is kept and scored against its recorded run time when it fi
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -56,8 +56,9 @@ class PriorityScheduler(Scheduler):
     """Starts pending jobs in ascending ``key`` order; subclasses define the key."""
 
     def __init__(self, config: Any = None) -> None:
-        if config is None and hasattr(type(self), "Config"):
-            config = type(self).Config()
+        options = getattr(type(self), "Config", None)
+        if config is None and options is not None:
+            config = options()
         super().__init__(config)
         self.queue = ShapeQueues()
         self.strict = bool(getattr(config, "head_of_line", False))
@@ -77,7 +78,7 @@ class PriorityScheduler(Scheduler):
         """A policy rule a job must pass to start now, besides fitting (default: none)."""
         return True
 
-    admit_rule = None
+    admit_rule: Callable[[JobInfo], bool] | None = None
     """Set to ``self.admit`` by subclasses that override ``admit`` (skips the call otherwise)."""
 
     # ------------------------------------------------------------------ estimates

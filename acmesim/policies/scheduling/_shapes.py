@@ -128,7 +128,7 @@ class ShapeQueues:
         skipped: set[Shape] = set()
         while True:
             best_shape, best_entry = self._best_head(capacity, admit, skipped)
-            if best_entry is None:
+            if best_entry is None or best_shape is None:  # both None together
                 return None
             job = best_entry[3]
             if view.fits(job):

@@ -129,9 +129,9 @@ class Acme(AcmeReservation):
             return ("pool", job.type)
         return super().lane(job)
 
-    def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, int, float]:
+    def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
         """(priority class, turn within its submission, submission time)."""
-        klass, submitted = super().key(job, view)
+        klass, submitted = self.class_key(job, view)
         turn = 0
         if self.config.fair_turns and job.type in self.pool_types:
             batch = (job.user, job.submit_time)

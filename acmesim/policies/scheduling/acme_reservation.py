@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Hashable
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -127,7 +128,7 @@ class AcmeReservation(PreemptiveScheduler):
         return job.type in self.config.quotas
 
     # ------------------------------------------------------------------ ranking
-    def lane(self, job: JobInfo) -> str:
+    def lane(self, job: JobInfo) -> Hashable:
         """Queues by admission rule: one per reserved type (so a type at its quota never hides
         another), one for borrowers, one for the rest."""
         if self.reserved(job):
@@ -143,7 +144,11 @@ class AcmeReservation(PreemptiveScheduler):
         super().on_arrival(job, view)
         self.pending_reserved += self.reserved(job)
 
-    def key(self, job: JobInfo, view: SchedulerView) -> tuple[int, float]:
+    def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
+        """(priority class, submission time)."""
+        return self.class_key(job, view)
+
+    def class_key(self, job: JobInfo, view: SchedulerView) -> tuple[int, float]:
         """(priority class, submission time)."""
         if self.guarantee is None:
             self._size(view)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 
@@ -38,7 +38,42 @@ NOTHING = Decision()
 """The decision to do nothing this pass."""
 
 
-class Scheduler:
+@runtime_checkable
+class SchedulerProtocol(Protocol):
+    """What the engine calls on a scheduler (``scheduler=NAME``, registry ``SCHEDULERS``).
+
+    Built as ``cls(config)``. ``schedule`` once per scheduling pass (see the module docstring
+    for how the ``Decision`` is applied); the ``on_*`` callbacks as things happen, each with the
+    live view; ``summary_fields`` once after the run. A scheduler never mutates the view or the
+    jobs it is shown.
+    """
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        """Decide which running jobs to preempt and which pending jobs to start now."""
+        ...
+
+    def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
+        """A job entered the pending queue for the first time."""
+        ...
+
+    def on_start(self, job: JobInfo, view: SchedulerView) -> None:
+        """A pending job started running."""
+        ...
+
+    def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
+        """A running job went back to the pending queue (preempted or interrupted)."""
+        ...
+
+    def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
+        """A job ended for good (its GPUs are already released)."""
+        ...
+
+    def summary_fields(self) -> dict[str, Any]:
+        """Extra ``summary.csv`` fields after a run (keys: summary columns)."""
+        ...
+
+
+class Scheduler(SchedulerProtocol):
     """Base class of every scheduler plug-in (register with ``SCHEDULERS.register``)."""
 
     registry_name: ClassVar[str] = "scheduler"

@@ -191,10 +191,10 @@ class EasyBackfill(Scheduler):
 
     def _starts(self, view: SchedulerView) -> Iterator[JobInfo]:
         """Yield FIFO heads while they fit, then backfill candidates."""
-        for pool, queue in view.queues.items():
+        for pool, other in view.queues.items():
             if pool != "gpu":
-                while queue and view.fits(queue.head()):
-                    yield queue.head()
+                while other and view.fits(other.head()):
+                    yield other.head()
         queue = view.queues.get("gpu")
         if not queue:
             return

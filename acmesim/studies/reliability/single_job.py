@@ -108,7 +108,8 @@ def _job(env: simpy.Environment, spec: SingleJobSpec, ledger: _Ledger):
         except simpy.Interrupt as interrupt:
             _charge_partial(ledger, phase, env.now)
             committed = max([k for t, k in writes if t <= env.now], default=committed)
-            downtime, restart_due = interrupt.cause
+            # simpy types Interrupt.cause Optional[Any]; ours is always (downtime, restart due)
+            downtime, restart_due = interrupt.cause  # type: ignore[misc]
             ledger.failures += 1
             ledger.downtime += downtime
             yield env.timeout(downtime)

@@ -36,15 +36,15 @@ class AcmeFormat(TraceFormat):
 
     def read(self, raw: RawTrace) -> JobColumns:
         """Parse, derive and cross-check the Acme columns of ``raw``."""
-        frame, checks = raw.frame, []
-        times = {c: fields.timestamps(frame, c, checks, fmt=TIMESTAMP_FORMAT)
-                 for c in ("submit_time", "start_time", "end_time")}
+        frame, checks = raw.frame, list[Check]()
+        submit, start, end = (fields.timestamps(frame, c, checks, fmt=TIMESTAMP_FORMAT)
+                              for c in ("submit_time", "start_time", "end_time"))
         jobs = JobColumns(
             job_id=fields.text(frame, "job_id", checks),
             user=fields.text(frame, "user", checks),
             type=fields.text(frame, "type", checks),
             state=fields.text(frame, "state", checks),
-            **times,
+            submit_time=submit, start_time=start, end_time=end,
             gpu_num=fields.numbers(frame, "gpu_num", checks, count=True),
             node_num=fields.numbers(frame, "node_num", checks, count=True),
             cpu_num=fields.numbers(frame, "cpu_num", checks, count=True),
@@ -79,7 +79,7 @@ class AcmeFormat(TraceFormat):
         """Schema columns beyond the normalized ones, then any columns the file adds."""
         core = {"job_id", "user", "type", "state", "submit_time", "start_time", "end_time",
                 "gpu_num", "node_num", "cpu_num", *DERIVED_COLUMNS}
-        extras = {}
+        extras: dict[str, Any] = {}
         for name in raw.header:
             if name in core:
                 continue

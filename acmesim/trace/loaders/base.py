@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,50 @@ class JobColumns:
     raw_state: pd.Series | None = None
 
 
-class TraceFormat:
+@runtime_checkable
+class TraceFormatProtocol(Protocol):
+    """What the trace reader calls on a format (``format=NAME``, registry ``TRACE_FORMATS``).
+
+    Built as ``cls(config)``. For auto-detection the reader asks every format's ``matches``
+    (the largest matching ``signature`` wins). It then checks the ``required`` columns are in
+    the header (else names ``expected_header()``), parses the ``numeric`` columns as numbers,
+    calls ``read`` and applies the format's checks with those every format shares, which name
+    the ``state_column``, ``id_column`` and the file columns of ``time_columns``; counts stay
+    fractional only if ``fractional_counts``.
+    """
+
+    description: ClassVar[str]
+    """One line for ``known_formats()`` and the help."""
+    signature: ClassVar[frozenset[str]]
+    """Header columns that identify the format (empty: never auto-detected)."""
+    fractional_counts: ClassVar[bool]
+    """True when GPU/CPU/node counts may be fractional (kept as floats)."""
+    required: tuple[str, ...]
+    """Columns the header must have."""
+    numeric: frozenset[str]
+    """Raw columns parsed as numbers."""
+    state_column: str
+    """File column of the final state (named in error messages)."""
+    id_column: str
+    """File column of the job id (named in error messages)."""
+    time_columns: dict[str, str]
+    """Normalized time -> the file column it comes from (named in error messages)."""
+
+    def read(self, raw: RawTrace) -> JobColumns:
+        """Interpret the parsed rows of ``raw`` as normalized job columns plus checks."""
+        ...
+
+    @classmethod
+    def matches(cls, header: list[str]) -> bool:
+        """True when the header identifies this format."""
+        ...
+
+    def expected_header(self) -> str:
+        """What the header should hold, for the error naming a missing column."""
+        ...
+
+
+class TraceFormat(TraceFormatProtocol):
     """Base class of trace formats: how to recognise a file and read its rows."""
 
     description: ClassVar[str] = ""
@@ -65,7 +108,7 @@ class TraceFormat:
     """(``required``, ``numeric``, ``state_column``, ``id_column`` and ``time_columns`` may be
     set per instance by a format whose columns come from its options, such as ``csv``.)"""
 
-    Config = NoOptions
+    Config: ClassVar[type] = NoOptions
 
     def __init__(self, config: Any = None) -> None:
         self.config = config if config is not None else self.Config()

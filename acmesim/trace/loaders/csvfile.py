@@ -11,6 +11,7 @@ import csv
 import dataclasses
 import gzip
 import io
+import os
 import re
 import zlib
 from collections.abc import Collection
@@ -67,7 +68,7 @@ class RawTrace:
         return starts
 
 
-def read_file(path: str | Path) -> RawTrace:
+def read_file(path: str | os.PathLike[str]) -> RawTrace:
     """Read ``path`` (optionally ``.gz``) and parse its header line."""
     name = str(path)
     data = _strip(_read_bytes(Path(path), name))

@@ -160,7 +160,7 @@ class CsvFormat(TraceFormat):
     """Any CSV job log, through a column map and time options (never auto-detected)."""
 
     description = "any CSV job log, through a column map (format csv, options columns=...)"
-    Config = CsvConfig  # type: ignore[assignment]
+    Config = CsvConfig
     config: CsvConfig
 
     def __init__(self, config: CsvConfig | None = None) -> None:
@@ -220,9 +220,9 @@ class CsvFormat(TraceFormat):
     def _end(self, frame: pd.DataFrame, start: pd.Series, checks: list[Check]) -> pd.Series:
         """The end time: the end column, or start + duration (checked when both are given)."""
         names, unit = self.columns, UNIT_SECONDS[self.config.time_unit]
+        if "duration" not in names:  # then the end column is mapped (``Config`` needs one)
+            return self._time(frame, names["end_time"], checks)
         end = self._time(frame, names["end_time"], checks) if "end_time" in names else None
-        if "duration" not in names:
-            return end
         column = names["duration"]
         seconds = fields.numbers(frame, column, checks, non_negative=True) * unit
         start_name = names.get("start_time", names["submit_time"])

@@ -27,6 +27,7 @@ import pandas as pd
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
+from acmesim.trace.validation import Check
 
 HELIOS_HEADER: tuple[str, ...] = (
     "job_id", "cluster", "user", "vc", "gpu_num", "cpu_num", "node_num", "state",
@@ -49,10 +50,11 @@ class HeliosFormat(TraceFormat):
     required = tuple(c for c in HELIOS_HEADER if c not in ("cluster", "vc"))
     numeric = frozenset({"gpu_num", "cpu_num", "node_num", "duration", "queue"})
     Config = LocalTimeConfig
+    config: LocalTimeConfig
 
     def read(self, raw: RawTrace) -> JobColumns:
         """Map Helios columns to normalized jobs and cross-check duration and queue."""
-        frame, checks = raw.frame, []
+        frame, checks = raw.frame, list[Check]()
         zone = self.config.timezone
         submit, start, end = (fields.timestamps(frame, c, checks, fmt=TIME_FORMAT, timezone=zone)
                               for c in TIME_COLUMNS)

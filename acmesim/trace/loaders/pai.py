@@ -34,6 +34,7 @@ import pandas as pd
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
+from acmesim.trace.validation import Check
 
 PAI_HEADER: tuple[str, ...] = (
     "task_name", "inst_num", "status", "start_time", "end_time", "plan_cpu", "plan_mem",
@@ -70,7 +71,7 @@ class PaiFormat(TraceFormat):
 
     def read(self, raw: RawTrace) -> JobColumns:
         """Map PAI task columns to normalized jobs and cross-check duration and queue."""
-        frame, checks = raw.frame, []
+        frame, checks = raw.frame, list[Check]()
         submit, start, end = (fields.timestamps(frame, c, checks, fmt=fields.EPOCH)
                               for c in TIME_COLUMNS)
         fields.interval_checks(frame, checks, (submit, start, end), TIME_COLUMNS,

@@ -32,6 +32,7 @@ from acmesim.trace import validation as rules
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
+from acmesim.trace.validation import Check
 
 PHILLY_HEADER: tuple[str, ...] = (
     "jobname", "vc", "user", "state", "submit_time", "start_time", "end_time", "gpu_num",
@@ -57,10 +58,11 @@ class PhillyFormat(TraceFormat):
     numeric = frozenset({"gpu_num", "duration", "queue"})
     id_column = "jobname"
     Config = LocalTimeConfig
+    config: LocalTimeConfig
 
     def read(self, raw: RawTrace) -> JobColumns:
         """Map Philly columns to normalized jobs, trusting the second-resolution durations."""
-        frame, checks = raw.frame, []
+        frame, checks = raw.frame, list[Check]()
         zone = self.config.timezone
         stamps = {c: fields.timestamps(frame, c, checks, fmt=TIME_FORMAT, timezone=zone)
                   for c in ("submit_time", "start_time", "end_time")}
