@@ -33,7 +33,7 @@ plan must state that same cordon. Job-level failures are set when jobs arrive (`
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd

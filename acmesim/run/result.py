@@ -113,7 +113,7 @@ class SimulationResult:
                 f"{self.summary.get('scheduler')}, placement {self.summary.get('placement')}, "
                 f"cluster {self.summary.get('cluster')}"
                 + self.summary_frame.loc[headline].T.to_html()
-                + "<b>by_type</b> (s)" + self.by_type.to_html(float_format="%.1f")
+                + "<b>by_type</b> (s)" + self.by_type.to_html(float_format="{:.1f}".format)
                 + "<b>jobs</b> (first rows)" + self.jobs.head().to_html())
 
 

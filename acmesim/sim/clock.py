@@ -77,7 +77,8 @@ class Clock(simpy.Environment):
         """Run the pending deferred call (its time is now)."""
         callback = self._last_call
         self._last_key = self._last_call = None
-        callback()
+        if callback is not None:
+            callback()
 
     def step(self) -> None:
         """Process the next event or deferred call (``EmptySchedule`` when none is left)."""
@@ -101,7 +102,8 @@ class Clock(simpy.Environment):
                 if not queue:
                     return None
                 self._now, _, _, event = heappop(queue)
-                callbacks, event.callbacks = event.callbacks, None
+                # None marks a processed event, as in simpy's own step (its stubs say list only)
+                callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
                 try:
                     for callback in callbacks:
                         callback(event)

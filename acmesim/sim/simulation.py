@@ -174,7 +174,7 @@ class Simulation:
         """Job indices in submission order (the table is already sorted)."""
         return range(len(self.table))
 
-    def _chain(self, order: Sequence[int], times: list[float], handler) -> None:
+    def _chain(self, order: Sequence[int], times: Sequence[float], handler) -> None:
         """Schedule ``handler`` once per distinct time of ``order``, one event at a time."""
         if not order:
             return

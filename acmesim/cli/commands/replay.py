@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -97,7 +98,7 @@ def main(argv: list[str]) -> int:
     return hydra_app.launch(tuned_replay_task, argv)
 
 
-def run_id_of(hydra_cfg: DictConfig) -> str:
+def run_id_of(hydra_cfg: Any) -> str:
     """A run id naming the run by its overrides (never by the clock); empty: the engine's."""
     return str(hydra_cfg.job.override_dirname)
 
@@ -112,7 +113,8 @@ def with_absolute_paths(config: ReplayConfig, base: Path) -> ReplayConfig:
     ``base`` is the directory the command was started in, so a run records (and its skip check
     compares) the same absolute file wherever Hydra puts the run directory.
     """
-    changes = {group: _absolute_path(getattr(config, group), base) for group in hydra_app.GROUPS}
+    changes: dict[str, Any] = {group: _absolute_path(getattr(config, group), base)
+                               for group in hydra_app.GROUPS}
     return dataclasses.replace(config, **changes)
 
 

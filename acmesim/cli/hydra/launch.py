@@ -81,7 +81,8 @@ def _restored_logging() -> Iterator[None]:
         root.setLevel(level)
 
 
-def launch(task: Callable[[DictConfig], int], argv: list[str]) -> int:
+def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
+    # a task returns its exit code, or a sweep objective (a float) under an optimizing sweeper
     """Run ``task`` under Hydra with command-line ``argv``; return the exit code."""
     import hydra
 

@@ -130,9 +130,9 @@ def _checks(frame: pd.DataFrame, cluster_gpus: int | None) -> list[rules.Check]:
     checks.extend(rules.missing(frame[c], c, "a timestamp") for c in TIME_COLUMNS)
     for column in COUNT_COLUMNS:
         raw = frame[column]
-        values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
-        checks += [rules.missing(raw, column, "a count"), rules.not_finite(values, raw, column),
-                   rules.negative(values, raw, column), rules.too_large(values, raw, column)]
+        numbers = raw.to_numpy(dtype=np.float64, na_value=np.nan)
+        checks += [rules.missing(raw, column, "a count"), rules.not_finite(numbers, raw, column),
+                   rules.negative(numbers, raw, column), rules.too_large(numbers, raw, column)]
     checks.append(rules.outside(frame["state"], FINAL_STATES, "state", "not a final job state"))
     submit, start, end = (frame[c] for c in TIME_COLUMNS)
     checks.append(rules.time_order(submit, start, raw_earlier=submit, raw_later=start,
