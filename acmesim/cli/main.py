@@ -8,11 +8,13 @@ replay they stop records the interruption in its summary and is not marked compl
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import sys
 
 from acmesim import __version__
+from acmesim.core.config import Choice, ReplayConfig
 from acmesim.core.errors import AcmesimError
 from acmesim.core.interrupts import describe, exit_code, signals_as_interrupts
 
@@ -53,11 +55,17 @@ Run 'acmesim <command> --help' for a command's own options.
 
 def usage() -> str:
     """The top-level help text listing every subcommand."""
-    from acmesim.cli.hydra import GROUPS
-
     width = max(len(name) for name in COMMANDS)
     lines = [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
-    return USAGE.format(commands="\n".join(lines), groups=", ".join(GROUPS))
+    return USAGE.format(commands="\n".join(lines), groups=", ".join(replay_groups()))
+
+
+def replay_groups() -> list[str]:
+    """The replay's config groups: the plug-in fields of ``ReplayConfig``, in order.
+
+    The same names as ``acmesim.cli.hydra.GROUPS``, read without importing Hydra.
+    """
+    return [f.name for f in dataclasses.fields(ReplayConfig) if f.type in ("Choice", Choice)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,11 +43,11 @@ def _rows_by_id(frame: pd.DataFrame) -> dict[str, _Trial]:
     """The jobs table's rows by job id (first row of a repeated id)."""
     first = frame.drop_duplicates("job_id")
     nodes = first["nodes"].astype(str).str.split(";").str[0]
+    columns = [first[c].tolist() for c in ("job_id", "submit_time", "start_time", "end_time",
+                                           "run_time", "gpu_num")]  # Python scalars, not NumPy's
     return {
         str(j): _Trial(float(s), float(b), float(e), float(h) * float(g), str(n))
-        for j, s, b, e, h, g, n in zip(first["job_id"], first["submit_time"], first["start_time"],
-                                       first["end_time"], first["run_time"], first["gpu_num"],
-                                       nodes, strict=True)
+        for j, s, b, e, h, g, n in zip(*columns, nodes.tolist(), strict=True)
     }
 
 

@@ -19,15 +19,15 @@ def _require(condition: bool, message: str) -> None:
 def _non_negative(owner: str, **values: float) -> None:
     """Check that every value is a finite number >= 0, naming ``owner`` and the field."""
     for key, value in values.items():
-        ok = isinstance(value, int | float) and math.isfinite(value) and value >= 0
-        _require(ok, f"{owner}: {key} must be a finite number >= 0, got {value!r}")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise ConfigError(f"{owner}: {key} must be a finite number >= 0, got {value!r}")
 
 
 def _positive_int(owner: str, **values: int) -> None:
     """Check that every value is an int >= 1, naming ``owner`` and the field."""
     for key, value in values.items():
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-        _require(ok, f"{owner}: {key} must be an integer >= 1, got {value!r}")
+        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            raise ConfigError(f"{owner}: {key} must be an integer >= 1, got {value!r}")
 
 
 @dataclass(frozen=True)

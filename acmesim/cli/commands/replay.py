@@ -12,18 +12,17 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
-
-from hydra.core.hydra_config import HydraConfig
-from hydra.types import RunMode
-from omegaconf import DictConfig
+from typing import TYPE_CHECKING, Any
 
 from acmesim.cli import hydra as hydra_app
-from acmesim.cli.commands.replay_objective import run_with_objective
-from acmesim.cli.report import format_report, is_complete, write_failure_summary
 from acmesim.core.config import Choice, ReplayConfig
 from acmesim.core.errors import AcmesimError
-from acmesim.run.progress import ReplayProgress
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
+
+# The report (pandas), the run lifecycle and Hydra's runtime are imported by the functions
+# that run a replay, so that `acmesim replay --help` does not load them.
 
 CUSTOM_CONFIG_FLAGS = ("--config-name", "-cn", "--config-dir", "-cd", "--config-path", "-cp")
 
@@ -128,6 +127,11 @@ def _absolute_path(choice: Choice, base: Path) -> Choice:
 
 def replay_task(cfg: DictConfig) -> int:
     """One Hydra job: build the typed config, run the replay (or skip it), print the outcome."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from acmesim.cli.report import is_complete, write_failure_summary
+
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
     sweeping = hydra_cfg.mode == RunMode.MULTIRUN
@@ -153,11 +157,15 @@ def tuned_replay_task(cfg: DictConfig) -> int | float:
     Also prints a one-line note for each given setting that cannot change the run
     (``acmesim.cli.commands.replay_objective``).
     """
+    from acmesim.cli.commands.replay_objective import run_with_objective
+
     return run_with_objective(cfg, replay_task)
 
 
 def _run(config: ReplayConfig, run_dir: Path, sweeping: bool) -> int:
     """Run the engine on ``config`` into ``run_dir`` and print its report."""
+    from acmesim.cli.report import format_report
+    from acmesim.run.progress import ReplayProgress
     from acmesim.run.replay import run_replay
 
     progress = ReplayProgress(enabled=config.progress and not sweeping)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from typing import Any
 
 from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
@@ -32,8 +33,7 @@ UNUSABLE = -(1 << 20)
 def usable_free(cluster: ClusterView) -> list[int]:
     """Free GPUs per node, with nodes that accept no new jobs marked unusable."""
     free = list(cluster.free_gpus_per_node)
-    listed = sum(len(cluster.nodes_with_free(k)) for k in range(cluster.gpus_per_node + 1))
-    if listed != cluster.num_nodes:
+    if sum(map(len, cluster.free_by_count)) != cluster.num_nodes:
         for node in range(cluster.num_nodes):
             if not cluster.health(node).accepts_jobs:
                 free[node] = UNUSABLE
@@ -43,15 +43,24 @@ def usable_free(cluster: ClusterView) -> list[int]:
 def fit_nodes(free: list[int], job: JobInfo, gpus_per_node: int) -> list[int] | None:
     """Nodes ``job`` would take in the working state (best fit / lowest whole nodes), or None."""
     if job.nodes_needed == 1:
-        best = None
-        for node, count in enumerate(free):
-            if count >= job.per_node and (best is None or count < free[best]):
-                best = node
-                if count == job.per_node:
-                    break
-        return None if best is None else [best]
-    whole = [node for node, count in enumerate(free) if count == gpus_per_node]
-    return whole[: job.nodes_needed] if len(whole) >= job.nodes_needed else None
+        # Best fit, lowest node among equals: the first node of the smallest count that fits
+        # (set and list.index scan in C; unusable nodes are negative and never match).
+        present = set(free)
+        for count in range(job.per_node, gpus_per_node + 1):
+            if count in present:
+                return [free.index(count)]
+        return None
+    if free.count(gpus_per_node) < job.nodes_needed:
+        return None
+    nodes: list[int] = []
+    for _ in range(job.nodes_needed):
+        nodes.append(free.index(gpus_per_node, nodes[-1] + 1 if nodes else 0))
+    return nodes
+
+
+def whole_nodes(free: list[int], gpus_per_node: int) -> list[int]:
+    """Nodes with every GPU free in the working state, lowest first."""
+    return list(compress(range(len(free)), map(gpus_per_node.__eq__, free)))
 
 
 def release(free: list[int], job: JobInfo) -> None:
@@ -95,8 +104,7 @@ def victims_for_gang(job: JobInfo, free: list[int], candidates: list[JobInfo],
                      gpus_per_node: int, budget: float
                      ) -> tuple[list[int], list[JobInfo]] | None:
     """Worst-first victims that clear enough whole nodes for a multi-node job, or None."""
-    whole = [node for node, count in enumerate(free) if count == gpus_per_node]
-    missing = job.nodes_needed - len(whole)
+    missing = job.nodes_needed - free.count(gpus_per_node)
     occupied: dict[int, int] = {}
     stopped: dict[int, list[JobInfo]] = {}
     cleared: list[int] = []
@@ -114,7 +122,7 @@ def victims_for_gang(job: JobInfo, free: list[int], candidates: list[JobInfo],
             victims = list({v.index: v for n in chosen for v in stopped[n]}.values())
             if _gpus_of(victims) > budget:
                 return None
-            return whole + chosen, victims
+            return whole_nodes(free, gpus_per_node) + chosen, victims
     return None
 
 

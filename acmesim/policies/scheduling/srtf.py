@@ -12,6 +12,7 @@ treated as about to finish (remaining 0) and is never preempted.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import heapq
 
@@ -41,6 +42,8 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """Estimated end of each running GPU job."""
         self._latest: list[tuple[float, int, float]] = []
         """Max-heap (negated end, index, end) of running jobs; stale entries skipped."""
+        self._by_end: list[tuple[float, int]] = []
+        """(end, index) of every job in ``ends``, ascending (victims walk it from the top)."""
 
     def key(self, job: JobInfo, view: SchedulerView) -> float:
         """Estimated remaining run time (s)."""
@@ -55,18 +58,26 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         super().on_start(job, view)
         if job.pool == "gpu":
             end = job.last_start + job.overhead + self.remaining_estimate(job)
+            self._forget_end(job.index)
             self.ends[job.index] = end
+            bisect.insort(self._by_end, (end, job.index))
             heapq.heappush(self._latest, (-end, job.index, end))
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Forget the stopped job's end and queue it again."""
-        self.ends.pop(job.index, None)
+        self._forget_end(job.index)
         super().on_requeue(job, view)
 
     def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
         """Forget the finished job's end."""
-        self.ends.pop(job.index, None)
+        self._forget_end(job.index)
         super().on_finish(job, view)
+
+    def _forget_end(self, index: int) -> None:
+        """Drop a job's estimated end, if it has one."""
+        end = self.ends.pop(index, None)
+        if end is not None:
+            del self._by_end[bisect.bisect_left(self._by_end, (end, index))]
 
     def worst_rank(self, view: SchedulerView) -> float | None:
         """Longest remaining time among running jobs."""
@@ -79,7 +90,11 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """Running jobs with more remaining time than ``rank``, longest first."""
         now = view.now
         running = view.running
-        later = [(end, index) for index, end in self.ends.items()
-                 if end - now > rank and index in running]
-        later.sort(reverse=True)
-        return [view.running[index] for _, index in later]
+        out: list[JobInfo] = []
+        for end, index in reversed(self._by_end):
+            if not end - now > rank:
+                break  # ends ascend, so no earlier entry has more time left
+            job = running.get(index)
+            if job is not None:
+                out.append(job)
+        return out
