@@ -6,9 +6,12 @@ Both store plain arrays/lists (no per-event pandas work); tables are built once 
 from __future__ import annotations
 
 import math
+import operator
 from array import array
 
 import numpy as np
+
+from acmesim.jobs.fields import RECORDER_FIELDS
 
 
 class StepRecorder:
@@ -57,27 +60,24 @@ class JobRecorder:
     """Outcome of every simulated job, filled in when the job ends.
 
     Number fields are typed arrays (8 bytes a job, no boxed values, read by numpy without a
-    copy); ``node`` is the node of a GPU job whose last interval held one node (-1 otherwise)
-    and ``nodes_multi`` maps every other job with a grant to its node indices.
+    copy), one per ``RECORDER_FIELDS`` declaration (``acmesim.jobs``) plus ``end``; ``node`` is
+    the node of a GPU job whose last interval held one node (-1 otherwise) and ``nodes_multi``
+    maps every other job with a grant to its node indices.
     """
 
-    FLOATS = ("start", "end", "held", "lost_gpu_time", "failure_lost_gpu_time",
-              "checkpoint_overhead", "recovery_wait", "work_done")
-    INTS = ("preemptions", "failures", "restarts")
+    FLOATS = ("end", *(f.recorder for f in RECORDER_FIELDS if f.kind == "float"))
+    INTS = tuple(f.recorder for f in RECORDER_FIELDS if f.kind == "int")
+    _COPIED = tuple(f.recorder for f in RECORDER_FIELDS)
+    _read = staticmethod(operator.attrgetter(*(f.attr for f in RECORDER_FIELDS)))
+    """The job's values of the recorder's fields, in ``_COPIED`` order (one C-level call)."""
 
     def __init__(self, size: int) -> None:
-        self.start = array("d", [math.nan]) * size
-        self.end = array("d", [math.nan]) * size
-        zeros, counts = array("d", [0.0]) * size, array("q", [0]) * size
-        self.held = array("d", zeros)
-        self.preemptions = array("q", counts)
-        self.failures = array("q", counts)
-        self.lost_gpu_time = array("d", zeros)
-        self.failure_lost_gpu_time = array("d", zeros)
-        self.restarts = counts
-        self.checkpoint_overhead = array("d", zeros)
-        self.recovery_wait = array("d", zeros)
-        self.work_done = zeros
+        for name in self.FLOATS:  # times NaN until the job ends, amounts 0
+            unset = math.nan if name in ("start", "end") else 0.0
+            setattr(self, name, array("d", [unset]) * size)
+        for name in self.INTS:
+            setattr(self, name, array("q", [0]) * size)
+        self._arrays = tuple(getattr(self, name) for name in self._COPIED)
         self.state = [""] * size
         self.node = array("q", [-1]) * size
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
@@ -91,17 +91,9 @@ class JobRecorder:
         i = job.index
         if self.state[i]:
             raise RuntimeError(f"job {job.job_id!r} ended twice")
-        self.start[i] = job.start_time
+        for values, value in zip(self._arrays, self._read(job), strict=True):
+            values[i] = value
         self.end[i] = end
-        self.held[i] = job.held_time
-        self.preemptions[i] = job.preemptions
-        self.failures[i] = job.failures
-        self.lost_gpu_time[i] = job.lost_gpu_time
-        self.failure_lost_gpu_time[i] = job.failure_lost_gpu_time
-        self.restarts[i] = job.restarts
-        self.checkpoint_overhead[i] = job.stall_time
-        self.recovery_wait[i] = job.recovery_wait
-        self.work_done[i] = job.done_work
         self.state[i] = state
         if len(grants) == 1 and job.pool == "gpu":
             self.node[i] = grants[0][0]

@@ -19,10 +19,11 @@ import pandas as pd
 from acmesim.cluster.gang import gang_nodes_array
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import AcmesimError, TraceError
+from acmesim.jobs.fields import INPUT_COLUMNS
 from acmesim.trace.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
 
-REQUIRED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
-                    "gpu_num", "node_num", "cpu_num")
+REQUIRED_COLUMNS = INPUT_COLUMNS
+"""The normalized-table columns the engine reads (declared in ``acmesim.jobs.fields``)."""
 SOURCE = "job table"
 
 
