@@ -41,7 +41,9 @@ class JobField:
     ``table`` the ``JobTable`` list that carries it to the engine (recorded and derived fields);
     ``output`` is its ``jobs.csv`` column, ``recorder`` the ``JobRecorder`` array that keeps a
     modeled field's value when the job ends; ``view`` says whether policies read it
-    (``JobInfo``). ``meaning`` is the text of its ``jobs.csv`` column (or of the view).
+    (``JobInfo``). ``meaning`` is the text of its ``jobs.csv`` column (or of the view). An
+    ``optional`` input column may be absent from the table (its values are then NaN, or empty
+    text).
     """
 
     name: str
@@ -55,6 +57,7 @@ class JobField:
     output: str | None = None
     recorder: str | None = None
     view: bool = False
+    optional: bool = False
 
     @property
     def read_only(self) -> bool:
@@ -64,19 +67,19 @@ class JobField:
 
 def field(name: str, origin: Origin, kind: Kind, unit: str, meaning: str, *,
           input: str | None = None, table: str | None = None, attr: str | None = None,
-          output: str | None = None, recorder: str | None = None, view: bool = False
-          ) -> JobField:
+          output: str | None = None, recorder: str | None = None, view: bool = False,
+          optional: bool = False) -> JobField:
     """A ``JobField`` (keyword arguments after the five every field has)."""
     return JobField(name, origin, kind, unit, meaning, input=input, table=table, attr=attr,
-                    output=output, recorder=recorder, view=view)
+                    output=output, recorder=recorder, view=view, optional=optional)
 
 
 def _recorded(name: str, kind: Kind, unit: str, meaning: str, *, input: str | None = None,
               table: str | None = None, output: str | None = None, view: bool = True,
-              origin: Origin = "recorded") -> JobField:
+              optional: bool = False) -> JobField:
     """A field read from the job table onto the engine's job (same name unless told)."""
-    return field(name, origin, kind, unit, meaning, input=input or name, table=table or name,
-                 attr=name, output=output, view=view)
+    return field(name, "recorded", kind, unit, meaning, input=input or name,
+                 table=table or name, attr=name, output=output, view=view, optional=optional)
 
 
 FIELDS: tuple[JobField, ...] = (
@@ -165,7 +168,8 @@ BY_NAME: dict[str, JobField] = {f.name: f for f in FIELDS}
 RECORDED: tuple[JobField, ...] = tuple(f for f in FIELDS if f.origin == "recorded")
 """Fields read from the trace (read-only on the engine's job)."""
 
-INPUT_COLUMNS: tuple[str, ...] = tuple(dict.fromkeys(f.input for f in FIELDS if f.input))
+INPUT_COLUMNS: tuple[str, ...] = tuple(
+    dict.fromkeys(f.input for f in FIELDS if f.input and not f.optional))
 """Normalized-table columns the engine requires (``acmesim.sim.trace_input``)."""
 
 TABLE_FIELDS: tuple[JobField, ...] = tuple(f for f in FIELDS if f.table and f.attr)

@@ -44,8 +44,9 @@ absent; `eval_requests.csv` and `eval_jobs.csv` only with the `eval_coupled` and
   default), which attaches nothing to the replay. Energy is wall energy of the GPU servers; how it
   is split by GPU state is in [energy.md](energy.md).
 
-This page is generated from `acmesim/results/schema.py` by `python -m acmesim.results.docs`;
-a test fails when the two disagree.
+This page is generated from `acmesim/results/schema.py` (whose `jobs.csv` columns are derived
+from the job's declaration, `acmesim/jobs/fields.py`) by `python -m acmesim.results.docs`; a test
+fails when the two disagree.
 """
 
 
