@@ -6,7 +6,6 @@ Both store plain arrays/lists (no per-event pandas work); tables are built once 
 from __future__ import annotations
 
 import math
-import operator
 from array import array
 
 import numpy as np
@@ -56,6 +55,16 @@ class StepRecorder:
         return out
 
 
+def _copier():
+    """``copy(recorder, i, job)``: one assignment per ``RECORDER_FIELDS`` declaration, generated
+    once at import time (as fast as the assignments written out by hand)."""
+    lines = ["def copy(recorder, i, job):"]
+    lines += [f"    recorder.{f.recorder}[i] = job.{f.attr}" for f in RECORDER_FIELDS]
+    namespace: dict = {}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
+    return namespace["copy"]
+
+
 class JobRecorder:
     """Outcome of every simulated job, filled in when the job ends.
 
@@ -67,9 +76,7 @@ class JobRecorder:
 
     FLOATS = ("end", *(f.recorder for f in RECORDER_FIELDS if f.kind == "float"))
     INTS = tuple(f.recorder for f in RECORDER_FIELDS if f.kind == "int")
-    _COPIED = tuple(f.recorder for f in RECORDER_FIELDS)
-    _read = staticmethod(operator.attrgetter(*(f.attr for f in RECORDER_FIELDS)))
-    """The job's values of the recorder's fields, in ``_COPIED`` order (one C-level call)."""
+    _copy = staticmethod(_copier())
 
     def __init__(self, size: int) -> None:
         for name in self.FLOATS:  # times NaN until the job ends, amounts 0
@@ -77,7 +84,6 @@ class JobRecorder:
             setattr(self, name, array("d", [unset]) * size)
         for name in self.INTS:
             setattr(self, name, array("q", [0]) * size)
-        self._arrays = tuple(getattr(self, name) for name in self._COPIED)
         self.state = [""] * size
         self.node = array("q", [-1]) * size
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
@@ -91,8 +97,7 @@ class JobRecorder:
         i = job.index
         if self.state[i]:
             raise RuntimeError(f"job {job.job_id!r} ended twice")
-        for values, value in zip(self._arrays, self._read(job), strict=True):
-            values[i] = value
+        self._copy(self, i, job)
         self.end[i] = end
         self.state[i] = state
         if len(grants) == 1 and job.pool == "gpu":
