@@ -122,7 +122,18 @@ def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequ
         return _shared([str(v) for v in frame[f.input].to_numpy(dtype=object)[rows]])
     if f.kind == "int":
         return _ints(_int_column(frame, f.input)[rows])
-    return _floats(_seconds_column(frame, f.input)[rows])
+    return _floats(_numbers(frame, f.input)[rows])
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """A float column whose cells are numbers or empty (NaN: not recorded)."""
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = np.flatnonzero(np.isnan(values) & raw.notna().to_numpy())
+    if len(bad):
+        row = int(bad[0])
+        raise _bad_row(frame, row, column, raw.iloc[row], "a number of seconds (or empty)")
+    return values
 
 
 def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:

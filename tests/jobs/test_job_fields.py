@@ -27,7 +27,7 @@ from acmesim.results.recorders import JobRecorder
 from acmesim.results.schema import JOBS
 from acmesim.run.simulate import simulate
 from acmesim.sim.job import Job
-from acmesim.sim.trace_input import JobTable
+from acmesim.sim.trace_input import PLAIN_FIELDS, JobTable, prepare_jobs
 from acmesim.trace.schema import NORMALIZED_COLUMNS
 
 READ_ONLY = {f.attr for f in FIELDS if f.attr and f.read_only}
@@ -57,8 +57,13 @@ def test_a_replay_writes_exactly_the_declared_columns():
 
 def test_the_engine_reads_declared_columns_of_the_normalized_table():
     assert set(INPUT_COLUMNS) <= set(NORMALIZED_COLUMNS)
-    table_fields = {f.name for f in dataclasses.fields(JobTable)}
-    assert {f.table for f in TABLE_FIELDS} <= table_fields
+    assert {f.input for f in FIELDS if f.input} <= set(NORMALIZED_COLUMNS)
+    table = prepare_jobs(factories.frame([factories.job(0, 1.0), factories.job(2, 3.0)]),
+                         factories.cluster(1))
+    for f in TABLE_FIELDS:  # a typed list of its own, or one the declaration alone makes
+        assert len(getattr(table, f.table)) == 2, f.name
+    own = {c.name for c in dataclasses.fields(JobTable)}
+    assert {f.table for f in PLAIN_FIELDS} == {f.table for f in TABLE_FIELDS} - own
 
 
 def test_every_declared_attribute_is_a_slot_of_the_job():
