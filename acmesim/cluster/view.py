@@ -72,6 +72,9 @@ class JobInfo(Protocol):
     def run_time(self) -> float:
         """Recorded run time (s): the job's work at its recorded GPU count."""
     @property
+    def queue_time(self) -> float:
+        """Queueing delay recorded in the trace (s; NaN when the trace has none)."""
+    @property
     def status(self) -> str:
         """``pending``, ``running``, ``held`` (stopped by a failure, not yet requeued), ``done``."""
     @property

@@ -118,6 +118,9 @@ FIELDS: tuple[JobField, ...] = (
               input="start_time", table="start", output="recorded_start_time"),
     _recorded("run_time", "float", S, "run time recorded in the trace (the job's work)",
               output="recorded_run_time"),
+    _recorded("queue_time", "float", S, "queueing delay recorded in the trace (its start_time - "
+              "submit_time; empty when the trace has no queue_time column)",
+              output="recorded_queue_delay", optional=True),
     field("preemptions", "modeled", "int", "count", "times a scheduler preempted the job",
           attr="preemptions", output="preemptions", recorder="preemptions", view=True),
     field("failures", "modeled", "int", "count", "times a modeled infrastructure failure "
