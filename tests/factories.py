@@ -67,3 +67,13 @@ class OnAttach(Extension):
 
     def attach(self, sim: Any) -> None:
         self.callback(sim)
+
+
+class OnArrival(Extension):
+    """An extension that only calls ``callback(job)`` as each job arrives (probes, preparers)."""
+
+    def __init__(self, callback: Callable[[Any], None]) -> None:
+        self.callback = callback
+
+    def on_arrival(self, job: Any) -> None:
+        self.callback(job)

@@ -23,7 +23,10 @@ class JobInfo(Protocol):
     """What a policy may read about one job (static trace fields and engine progress).
 
     Times are seconds since the trace start; ``run_time`` is the trace's recorded run time at
-    the recorded GPU count (an oracle: real schedulers would only have an estimate).
+    the recorded GPU count (an oracle: real schedulers would only have an estimate), whatever a
+    failure model makes of the job. The trace's and the outcome's fields are those declared
+    with ``view=True`` in ``acmesim.jobs.fields`` (``tests/jobs`` checks both agree); the rest
+    is the engine's progress.
     """
 
     @property
@@ -68,6 +71,9 @@ class JobInfo(Protocol):
     @property
     def run_time(self) -> float:
         """Recorded run time (s): the job's work at its recorded GPU count."""
+    @property
+    def queue_time(self) -> float:
+        """Queueing delay recorded in the trace (s; NaN when the trace has none)."""
     @property
     def status(self) -> str:
         """``pending``, ``running``, ``held`` (stopped by a failure, not yet requeued), ``done``."""

@@ -87,7 +87,7 @@ class PowerAccounting(Extension):
         self.stall_s = [0.0] * n
         """Per job: seconds of checkpoint stalls."""
         self.seen_stall = [0.0] * n
-        """Each job's ``stall_time`` as of its last closed interval."""
+        """Each job's ``checkpoint_overhead`` as of its last closed interval."""
         self.gpu_list = self.gpu_num.tolist()
         self.saving_w = (self.run_w - self.model.waiting_w).tolist()
         """Per job: watts a GPU draws less waiting than computing."""
@@ -106,7 +106,7 @@ class PowerAccounting(Extension):
         start = job.last_start
         held = now - start
         restart = job.overhead if job.overhead < held else held
-        stalled = job.stall_time - self.seen_stall[i]
+        stalled = job.checkpoint_overhead - self.seen_stall[i]
         if restart <= 0 and stalled <= 0:
             return
         saving = self.saving_w[i]
@@ -116,7 +116,7 @@ class PowerAccounting(Extension):
                 self.failure_restart_s[i] += restart
             self._add_span(start, start + restart, gpus, saving)
         if stalled > 0:
-            self.seen_stall[i] = job.stall_time
+            self.seen_stall[i] = job.checkpoint_overhead
             self.stall_s[i] += stalled
             self._add_stalls(job, start + restart, now, stalled, gpus, saving)
 
@@ -125,7 +125,7 @@ class PowerAccounting(Extension):
         """Spread the interval's ``total`` stall seconds (computing from ``begin`` to ``end``)
         over the utilization intervals it spans: exact stalls before each interval edge."""
         pace: Any = job.pace  # a CheckpointPace (set on arrival by the fault extension)
-        done, work = job.done_work, job.run_time
+        done, work = job.done_work, job.work
         step = self.interval
         k = math.floor(begin / step)
         before = 0.0

@@ -223,7 +223,7 @@ class FaultInjector(Extension):
         computing = sim.now - job.last_start - job.overhead
         if computing <= 0:
             return
-        work = job.pace.persisted(job.done_work, job.run_time, computing)
+        work = job.pace.persisted(job.done_work, job.work, computing)
         if work is not None:
             sim.record_checkpoint(job, work)
 

@@ -9,9 +9,10 @@ Trace outcomes (``FailureSources``): with ``trace_outcomes=replace`` a job the t
 FAILED, TIMEOUT or NODE_FAIL runs its recorded work and completes, unless the model fails it;
 with ``replay`` or ``both`` it ends where the trace says. When the model has job-level failures
 (``replace``/``both``), a GPU job whose failure comes before the end of its work ends ``FAILED``
-once its compute reaches that point: its work becomes the failure time (the trace's recorded run
-time stays in ``recorded_run_time``). Such failures are not recovered (``acmesim.policies.recovery.
-base``).
+once its compute reaches that point: its modeled ``work`` becomes the failure time and its
+``outcome`` FAILED; the recorded ``run_time`` and ``trace_state`` stay what the trace says (what
+policies, e.g. the ``oracle`` predictor, read; ``recorded_run_time`` in ``jobs.csv``). Such
+failures are not recovered (``acmesim.policies.recovery.base``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Shape = tuple[str, int, int, int]
 
 
 class JobPreparer:
-    """Sets each arriving job's checkpoint pace, final state and (modeled-failure) work."""
+    """Sets each arriving job's checkpoint pace and its modeled ``outcome`` and ``work``."""
 
     def __init__(self, failure_model: FailureModelProtocol,
                  checkpoint_policy: CheckpointPolicyProtocol, rng: np.random.Generator
@@ -54,12 +55,12 @@ class JobPreparer:
             job.pace = pace
             self.plans[job.index] = plan
         if self.replace_recorded and job.trace_state in FAILED_STATES:
-            job.trace_state = "COMPLETED"
+            job.outcome = "COMPLETED"
         if self.model_job_failures:
             failure = self.failure_model.job_software_failure(job, self.rng)
-            if failure is not None and failure.time < job.run_time:
-                job.run_time = failure.time
-                job.trace_state = "FAILED"
+            if failure is not None and failure.time < job.work:
+                job.work = failure.time
+                job.outcome = "FAILED"
                 self.failed[job.index] = failure.kind
 
     def _plan(self, job: Job) -> tuple[CheckpointPlan, CheckpointPace | None]:

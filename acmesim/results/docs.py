@@ -45,8 +45,9 @@ column.
   default), which attaches nothing to the replay. Energy is wall energy of the GPU servers; how it
   is split by GPU state is in [energy.md](energy.md).
 
-This page is generated from `acmesim/results/schema.py` by `python -m acmesim.results.docs`;
-a test fails when the two disagree.
+This page is generated from `acmesim/results/schema.py` (whose `jobs.csv` columns are derived
+from the job's declaration, `acmesim/jobs/fields.py`) by `python -m acmesim.results.docs`; a test
+fails when the two disagree.
 """
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import math
 from array import array
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from acmesim.jobs.fields import RECORDER_FIELDS
 
 
 class StepRecorder:
@@ -53,31 +56,41 @@ class StepRecorder:
         return out
 
 
+def _copier():
+    """``copy(recorder, i, job)``: one assignment per ``RECORDER_FIELDS`` declaration, generated
+    once at import time (as fast as the assignments written out by hand)."""
+    lines = ["def copy(recorder, i, job):"]
+    lines += [f"    recorder.{f.recorder}[i] = job.{f.attr}" for f in RECORDER_FIELDS]
+    namespace: dict = {}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
+    return namespace["copy"]
+
+
 class JobRecorder:
     """Outcome of every simulated job, filled in when the job ends.
 
     Number fields are typed arrays (8 bytes a job, no boxed values, read by numpy without a
-    copy); ``node`` is the node of a GPU job whose last interval held one node (-1 otherwise)
-    and ``nodes_multi`` maps every other job with a grant to its node indices.
+    copy), one per ``RECORDER_FIELDS`` declaration (``acmesim.jobs``) plus ``end``; ``node`` is
+    the node of a GPU job whose last interval held one node (-1 otherwise) and ``nodes_multi``
+    maps every other job with a grant to its node indices.
     """
 
-    FLOATS = ("start", "end", "held", "lost_gpu_time", "failure_lost_gpu_time",
-              "checkpoint_overhead", "recovery_wait", "work_done")
-    INTS = ("preemptions", "failures", "restarts")
+    FLOATS: tuple[str, ...] = ("end", *(f.recorder for f in RECORDER_FIELDS
+                                        if f.kind == "float" and f.recorder))
+    INTS: tuple[str, ...] = tuple(f.recorder for f in RECORDER_FIELDS
+                                  if f.kind == "int" and f.recorder)
+
+    if TYPE_CHECKING:  # one typed array per declared field, made in __init__
+        def __getattr__(self, name: str) -> Any: ...
+
+    _copy = staticmethod(_copier())
 
     def __init__(self, size: int) -> None:
-        self.start = array("d", [math.nan]) * size
-        self.end = array("d", [math.nan]) * size
-        zeros, counts = array("d", [0.0]) * size, array("q", [0]) * size
-        self.held = array("d", zeros)
-        self.preemptions = array("q", counts)
-        self.failures = array("q", counts)
-        self.lost_gpu_time = array("d", zeros)
-        self.failure_lost_gpu_time = array("d", zeros)
-        self.restarts = counts
-        self.checkpoint_overhead = array("d", zeros)
-        self.recovery_wait = array("d", zeros)
-        self.work_done = zeros
+        for name in self.FLOATS:  # times NaN until the job ends, amounts 0
+            unset = math.nan if name in ("start", "end") else 0.0
+            setattr(self, name, array("d", [unset]) * size)
+        for name in self.INTS:
+            setattr(self, name, array("q", [0]) * size)
         self.state = [""] * size
         self.node = array("q", [-1]) * size
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
@@ -91,17 +104,8 @@ class JobRecorder:
         i = job.index
         if self.state[i]:
             raise RuntimeError(f"job {job.job_id!r} ended twice")
-        self.start[i] = job.start_time
+        self._copy(self, i, job)
         self.end[i] = end
-        self.held[i] = job.held_time
-        self.preemptions[i] = job.preemptions
-        self.failures[i] = job.failures
-        self.lost_gpu_time[i] = job.lost_gpu_time
-        self.failure_lost_gpu_time[i] = job.failure_lost_gpu_time
-        self.restarts[i] = job.restarts
-        self.checkpoint_overhead[i] = job.stall_time
-        self.recovery_wait[i] = job.recovery_wait
-        self.work_done[i] = job.done_work
         self.state[i] = state
         if len(grants) == 1 and job.pool == "gpu":
             self.node[i] = grants[0][0]

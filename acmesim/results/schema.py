@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from acmesim.jobs.fields import OUTPUT_FIELDS, WALL
 from acmesim.trace.schema import FINAL_STATES, JOB_TYPES
 
 Kind = Literal["int", "float", "str"]
@@ -42,53 +43,10 @@ class TableSchema:
 S, GPU_S = "s", "GPU-s"
 
 POWER_NOTE = ("; empty with power=none")
-WALL = ("wall energy: the GPUs' draw plus their share of the servers' CPU, memory, NIC and "
-        "storage draw, over the power-supply efficiency")
 
-JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when replayed)", (
-    Column("job_id", "str", "-", "the trace's job id"),
-    Column("user", "str", "-", "the trace's user id"),
-    Column("type", "str", "-", "job type (Eval, Pretrain, SFT, MLLM, Debug, Other)"),
-    Column("state", "str", "-", "final state: the trace outcome (COMPLETED, CANCELLED, FAILED, "
-           "TIMEOUT, NODE_FAIL), or the state a modeled failure ended the job with"),
-    Column("pool", "str", "-", "resource pool the job ran in: gpu, or cpu for CPU-only jobs"),
-    Column("gpu_num", "int", "GPUs", "GPUs requested (recorded)"),
-    Column("node_num", "int", "nodes", "nodes recorded in the trace"),
-    Column("cpu_num", "int", "threads", "CPU threads requested (recorded)"),
-    Column("submit_time", "float", S, "submission time"),
-    Column("start_time", "float", S, "first start in the simulation: when the job began to "
-           "run, after the cluster's start-up latency (scheduled mode; the GPUs are held from "
-           "the scheduler's start)"),
-    Column("end_time", "float", S, "end in the simulation"),
-    Column("queue_delay", "float", S, "start_time - submit_time: waiting for resources plus "
-           "the start-up latency, as the trace's queue column counts it"),
-    Column("run_time", "float", S, "time the job held its resources, over all its running "
-           "intervals, start-up latency excluded (equals recorded_run_time unless it was "
-           "preempted, interrupted, stalled for checkpoints or ended early by a modeled job "
-           "failure)"),
-    Column("jct", "float", S, "job completion time: end_time - submit_time"),
-    Column("recorded_start_time", "float", S, "start time recorded in the trace"),
-    Column("recorded_run_time", "float", S, "run time recorded in the trace (the job's work)"),
-    Column("preemptions", "int", "count", "times a scheduler preempted the job"),
-    Column("failures", "int", "count", "times a modeled infrastructure failure interrupted it"),
-    Column("lost_gpu_time", "float", GPU_S, "GPU time lost to rolled-back work and restart "
-           "overhead (a recovery wait on the job's own nodes and the checkpoint restore count "
-           "as restart overhead): run_time x gpu_num = (work_done + checkpoint_overhead) x "
-           "gpu_num + lost_gpu_time"),
-    Column("restarts", "int", "count", "times the job started again after a preemption or a "
-           "failure"),
-    Column("checkpoint_overhead", "float", S, "time training stalled for checkpoints (sync: "
-           "the whole write; async: the device-to-host copy), included in run_time"),
-    Column("recovery_wait", "float", S, "time from each failure interruption until the job's "
-           "restart began (the recovery policy's wait, then any wait for nodes)"),
-    Column("work_done", "float", S, "work completed when the job ended (s at gpu_num): "
-           "recorded_run_time, or less when a modeled job-level failure ended it early"),
-    Column("nodes", "str", "-", "nodes of its final running interval, ';'-separated "
-           "(n0000... GPU nodes, c00... CPU nodes)"),
-    Column("energy_kwh", "float", "kWh", "energy of the job's GPUs over all its running "
-           "intervals (computing at its utilization, waiting in restarts and checkpoint "
-           f"stalls), {WALL}; empty for CPU-only jobs and with power=none"),
-))
+JOBS = TableSchema("jobs.csv", "one simulated job (CPU-only jobs only when replayed)", tuple(
+    Column(f.output, f.kind, f.unit, f.meaning) for f in OUTPUT_FIELDS if f.output))
+"""Derived from the job's declaration (``acmesim.jobs.fields``), in its order."""
 
 FAILURES = TableSchema("failures.csv", "one injected hardware fault (in time order)", (
     Column("failure_id", "int", "-", "0-based number of the fault in time order"),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acmesim.cluster.cluster import Grant
+from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, named
 
 PENDING = "pending"
 RUNNING = "running"
@@ -35,13 +37,16 @@ class CheckpointPacing(Protocol):
 class Job:
     """One job from arrival to its end: static trace fields plus engine progress.
 
-    Work accounting: ``run_time`` is the recorded work (s at ``gpu_num`` GPUs); a running
-    interval first spends ``overhead`` seconds restarting, then does work. ``done_work`` is the
-    work saved when the interval began; ``remaining_work = run_time - done_work``. A job with a
-    ``pace`` (a ``CheckpointPacing``) also stalls for its checkpoints while it works;
-    ``stall_time`` sums those stalls. ``recovery_wait`` sums the time from each failure stop to
-    the restart that follows it (``wait_part``: the share of the current overhead spent waiting
-    on the job's own nodes); ``failure_lost_gpu_time`` is the part of
+    Its fields are declared in ``acmesim.jobs.fields``. Work accounting: ``run_time`` is the
+    recorded work (s at ``gpu_num`` GPUs), ``work`` the modeled work the engine runs (``run_time``
+    unless a modeled job failure ends the job early; ``outcome`` is then the state it ends
+    with instead of the recorded ``trace_state``); a running interval first spends ``overhead``
+    seconds restarting, then does work. ``done_work`` is the work saved when the interval
+    began; ``remaining_work = work - done_work``. A job with a ``pace`` (a
+    ``CheckpointPacing``) also stalls for its checkpoints while it works;
+    ``checkpoint_overhead`` sums those stalls. ``recovery_wait`` sums the time from each
+    failure stop to the restart that follows it (``wait_part``: the share of the current
+    overhead spent waiting on the job's own nodes); ``failure_lost_gpu_time`` is the part of
     ``lost_gpu_time`` caused by failures (``stop_cause`` names what stopped the last interval).
     ``startup`` is the start-up latency at the head of the current interval (first start in a
     scheduled replay only): it holds the GPUs but counts in neither ``held_time`` nor
@@ -49,34 +54,23 @@ class Job:
     """
 
     __slots__ = (
-        "index", "job_id", "user", "type", "trace_state", "pool", "gpu_num", "node_num",
-        "cpu_num", "nodes_needed", "per_node", "submit_time", "recorded_start", "run_time",
-        "status", "start_time", "last_start", "expected_end", "done_work", "checkpointed_work",
-        "overhead", "attained_closed", "held_time", "preemptions", "failures", "lost_gpu_time",
-        "epoch", "grants", "arrival_seq", "end_state", "next_overhead", "pace", "restarts",
-        "stall_time", "recovery_wait", "stopped_at", "wait_part", "stop_cause",
-        "failure_lost_gpu_time", "startup", "load",
+        *(f.attr for f in FIELDS if f.attr),
+        "index", "status", "last_start", "expected_end", "checkpointed_work", "overhead",
+        "attained_closed", "epoch", "grants", "arrival_seq", "next_overhead", "pace",
+        "stopped_at", "wait_part", "stop_cause", "startup", "load",
     )
+    """The declared fields (``acmesim.jobs.FIELDS``) plus the engine's own bookkeeping.
+    Recorded and derived fields are plain slots for speed (a property costs ~4x a slot read on
+    the hot path); that nothing but ``__init__`` writes them is checked by
+    ``tests/jobs/test_fields.py``."""
 
-    def __init__(
-        self, index: int, job_id: str, user: str, type_: str, trace_state: str, pool: str,
-        gpu_num: int, node_num: int, cpu_num: int, nodes_needed: int, per_node: int,
-        submit_time: float, recorded_start: float, run_time: float,
-    ) -> None:
-        self.index = index
-        self.job_id = job_id
-        self.user = user
-        self.type = type_
-        self.trace_state = trace_state
-        self.pool = pool
-        self.gpu_num = gpu_num
-        self.node_num = node_num
-        self.cpu_num = cpu_num
-        self.nodes_needed = nodes_needed
-        self.per_node = per_node
-        self.submit_time = submit_time
-        self.recorded_start = recorded_start
-        self.run_time = run_time
+    if TYPE_CHECKING:  # the declared fields are slots made from acmesim.jobs.FIELDS at import
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
+
+    def _init_progress(self) -> None:
+        """The engine state of a job that has just arrived."""
         self.status = PENDING
         self.start_time = NAN
         self.last_start = NAN
@@ -92,11 +86,11 @@ class Job:
         self.epoch = 0
         self.grants: Grant = ()
         self.arrival_seq = 0
-        self.end_state = trace_state
+        self.end_state = self.outcome
         self.next_overhead: float | None = None
         self.pace: CheckpointPacing | None = None
         self.restarts = 0
-        self.stall_time = 0.0
+        self.checkpoint_overhead = 0.0
         self.recovery_wait = 0.0
         self.stopped_at = NAN
         self.wait_part = 0.0
@@ -107,8 +101,8 @@ class Job:
 
     @property
     def remaining_work(self) -> float:
-        """Work left as of the last start or requeue (s at gpu_num)."""
-        return self.run_time - self.done_work
+        """Work left as of the last start or requeue (s at gpu_num; of the modeled ``work``)."""
+        return self.work - self.done_work
 
     @property
     def whole_nodes(self) -> bool:
@@ -118,3 +112,36 @@ class Job:
     def __repr__(self) -> str:
         return (f"Job({self.job_id!r}, {self.type}, gpus={self.gpu_num}, "
                 f"nodes={self.nodes_needed}, {self.status})")
+
+
+def _init_source() -> str:
+    """Source of ``Job.__init__``: the index, then one argument per ``TABLE_FIELDS`` entry."""
+    names = [named(f.attr) for f in TABLE_FIELDS]
+    lines = [f"def __init__(self, index, {', '.join(names)}):", "    self.index = index"]
+    lines += [f"    self.{f.attr} = {f.attr}" for f in TABLE_FIELDS]
+    lines += ["    self.work = run_time", "    self.outcome = trace_state",
+              "    self._init_progress()"]
+    return "\n".join(lines) + "\n"
+
+
+def _derive_job_class() -> None:
+    """Give ``Job`` its ``__init__``, generated once at import time from the declarations
+    (creating a job costs what the hand-written constructor did)."""
+    namespace: dict = {}
+    exec(_init_source(), namespace)  # noqa: S102 - generated from the declarations above
+    init = namespace["__init__"]
+    init.__doc__ = "A job arriving with its recorded and derived fields (``TABLE_FIELDS``)."
+    Job.__init__ = init  # type: ignore[method-assign]
+
+
+_derive_job_class()
+
+
+def job_maker(table) -> Callable[[int], Job]:
+    """``make(i)``: the engine job of row ``i`` of ``table`` (a ``JobTable``), generated once
+    per table so an arrival is one call with the row's values."""
+    args = ", ".join(f"{f.table}[i]" for f in TABLE_FIELDS)
+    namespace = {"Job": Job, **{named(f.table): getattr(table, named(f.table))
+                                for f in TABLE_FIELDS}}
+    exec(f"def make(i):\n    return Job(i, {args})\n", namespace)  # noqa: S102
+    return namespace["make"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acmesim.jobs.fields import OUTPUT_FIELDS, named
 from acmesim.results.recorders import JobRecorder
-from acmesim.results.schema import JOBS
 from acmesim.sim.trace_input import JobTable
 
 
@@ -16,33 +16,36 @@ def cpu_node_name(index: int) -> str:
 
 
 def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> pd.DataFrame:
-    """The jobs table (schema ``JOBS``), one row per simulated job in submission order."""
+    """The jobs table (schema ``JOBS``), one row per simulated job in submission order.
+
+    Each column comes from where its declaration (``acmesim.jobs.OUTPUT_FIELDS``) says: the job
+    table for recorded and derived fields, the recorder for modeled outcomes, or a rule of its
+    own below for the rest.
+    """
     submit = np.asarray(table.submit, dtype=float)
     start = recorder.column("start")
     end = recorder.column("end")
-    frame = pd.DataFrame({
-        "job_id": table.job_id, "user": table.user, "type": table.type,
-        "state": recorder.state, "pool": table.pool,
-        "gpu_num": np.asarray(table.gpu_num, dtype=np.int64),
-        "node_num": np.asarray(table.node_num, dtype=np.int64),
-        "cpu_num": np.asarray(table.cpu_num, dtype=np.int64),
-        "submit_time": submit, "start_time": start, "end_time": end,
-        "queue_delay": start - submit,
-        "run_time": recorder.column("held"),
-        "jct": end - submit,
-        "recorded_start_time": np.asarray(table.start, dtype=float),
-        "recorded_run_time": np.asarray(table.run_time, dtype=float),
-        "preemptions": recorder.column("preemptions"),
-        "failures": recorder.column("failures"),
-        "lost_gpu_time": recorder.column("lost_gpu_time"),
-        "restarts": recorder.column("restarts"),
-        "checkpoint_overhead": recorder.column("checkpoint_overhead"),
-        "recovery_wait": recorder.column("recovery_wait"),
-        "work_done": recorder.column("work_done"),
-        "nodes": node_names(table, recorder, gpu_names),
-        "energy_kwh": np.full(len(table), np.nan),
-    }, copy=True)
-    return frame[JOBS.names]
+    computed = {
+        "queue_delay": lambda: start - submit,
+        "jct": lambda: end - submit,
+        "nodes": lambda: node_names(table, recorder, gpu_names),
+        "energy_kwh": lambda: np.full(len(table), np.nan),  # filled in by the power model
+    }
+    columns = {}
+    for f in OUTPUT_FIELDS:
+        if f.name in computed:
+            columns[f.output] = computed[f.name]()
+        elif f.recorder is not None:
+            columns[f.output] = (recorder.state if f.kind == "str"
+                                 else recorder.column(f.recorder))
+        elif f.kind == "str":
+            columns[f.output] = getattr(table, named(f.table))
+        else:
+            columns[f.output] = np.asarray(getattr(table, named(f.table)), dtype=DTYPES[f.kind])
+    return pd.DataFrame(columns, copy=True)
+
+
+DTYPES = {"int": np.int64, "float": np.float64}
 
 
 def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> list[str]:

@@ -42,7 +42,7 @@ from acmesim.policies.scheduling.base import Scheduler
 from acmesim.results.recorders import JobRecorder, StepRecorder
 from acmesim.sim.clock import PASS_PRIORITY, Clock
 from acmesim.sim.extension import Extension, overrides
-from acmesim.sim.job import DONE, HELD, NAN, PENDING, RUNNING, Job
+from acmesim.sim.job import DONE, HELD, NAN, PENDING, RUNNING, Job, job_maker
 from acmesim.sim.preemption import PreemptionModel
 from acmesim.sim.recorded import RecordedStarts
 from acmesim.sim.trace_input import JobTable
@@ -81,6 +81,7 @@ class Simulation:
             raise AcmesimError(f"unknown mode {mode!r}; valid modes: recorded, scheduled")
         self.env = Clock()
         self.table = table
+        self._make_job = job_maker(table)
         self.mode = mode
         self.spec = spec
         self.cluster = Cluster(spec)
@@ -118,7 +119,7 @@ class Simulation:
             e.on_close for e in self.extensions if overrides(e, "on_close")]
         """``on_close`` of each extension that has one (the interval ran from
         ``job.last_start``; ``job.overhead``, ``job.done_work`` and ``job.pace`` still describe
-        it; ``job.stall_time`` includes its checkpoint stalls)."""
+        it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -197,16 +198,9 @@ class Simulation:
 
     def _on_arrivals(self, indices: list[int]) -> None:
         """Jobs submitted now enter their pending queues."""
-        table, hooked, prepare = self.table, self._hooks["on_arrival"], self._arrival_hooks
-        job_id, user, type_, state, pool = (table.job_id, table.user, table.type, table.state,
-                                            table.pool)
-        gpu_num, node_num, cpu_num = table.gpu_num, table.node_num, table.cpu_num
-        nodes_needed, per_node = table.nodes_needed, table.per_node
-        submit, start, run_time = table.submit, table.start, table.run_time
+        hooked, prepare, make = self._hooks["on_arrival"], self._arrival_hooks, self._make_job
         for i in indices:
-            job = Job(i, job_id[i], user[i], type_[i], state[i], pool[i], gpu_num[i],
-                      node_num[i], cpu_num[i], nodes_needed[i], per_node[i], submit[i],
-                      start[i], run_time[i])
+            job = make(i)
             for hook in prepare:
                 hook(job)
             self._enqueue(job)
@@ -327,8 +321,8 @@ class Simulation:
         job.last_start = now
         job.status = RUNNING
         pace = job.pace
-        work = (job.run_time - job.done_work if pace is None
-                else pace.wall(job.done_work, job.run_time))
+        work = (job.work - job.done_work if pace is None
+                else pace.wall(job.done_work, job.work))
         end = now + job.overhead + work
         job.expected_end = end
         self.running[job.index] = job
@@ -366,7 +360,7 @@ class Simulation:
         job, epoch = event.value  # type: ignore[misc]
         if epoch != job.epoch or job.status != RUNNING:
             return
-        self._finish(job, job.trace_state, job.run_time)
+        self._finish(job, job.outcome, job.work)
 
     def _close_interval(self, job: Job) -> float:
         """Release the job's resources and account its running interval; returns its length.
@@ -397,7 +391,7 @@ class Simulation:
             job.wait_part = 0.0
         if job.pace is not None:
             computing = max(0.0, held - job.overhead)
-            job.stall_time += job.pace.advance(job.done_work, job.run_time, computing)[1]
+            job.checkpoint_overhead += job.pace.advance(job.done_work, job.work, computing)[1]
         for hook in self._close_hooks:
             hook(job, now)
         job.epoch += 1
@@ -455,8 +449,8 @@ class Simulation:
             return job.done_work
         computing = max(0.0, self.env.now - job.last_start - job.overhead)
         if job.pace is None:
-            return min(job.run_time, job.done_work + computing)
-        return job.pace.advance(job.done_work, job.run_time, computing)[0]
+            return min(job.work, job.done_work + computing)
+        return job.pace.advance(job.done_work, job.work, computing)[0]
 
     def _requeue(self, job: Job) -> None:
         """Put a stopped job back in its pending queue (unless it ended while held)."""

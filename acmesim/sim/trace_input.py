@@ -19,11 +19,13 @@ import pandas as pd
 from acmesim.cluster.gang import gang_nodes_array
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import AcmesimError, TraceError
+from acmesim.jobs.fields import INPUT_COLUMNS, TABLE_FIELDS, JobField, named
 from acmesim.trace.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
 
-REQUIRED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
-                    "gpu_num", "node_num", "cpu_num")
+REQUIRED_COLUMNS = INPUT_COLUMNS
+"""The normalized-table columns the engine reads (declared in ``acmesim.jobs.fields``)."""
 SOURCE = "job table"
+
 
 
 @dataclasses.dataclass
@@ -51,9 +53,18 @@ class JobTable:
     input_jobs: int = 0
     cpu_skipped: int = 0
     oversize_skipped: int = 0
+    declared: dict[str, Sequence] = dataclasses.field(default_factory=dict)
+    """The lists of the declared recorded fields without a field above (``PLAIN_FIELDS``),
+    read as attributes of the table too."""
 
     def __len__(self) -> int:
         return len(self.job_id)
+
+    def __getattr__(self, name: str) -> Sequence:
+        try:
+            return self.__dict__["declared"][name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @property
     def span(self) -> float:
@@ -67,6 +78,12 @@ class JobTable:
     def trace_gpu_time(self) -> float:
         """Recorded GPU-seconds of the simulated jobs (sum of run_time x gpu_num)."""
         return float(np.dot(np.asarray(self.run_time), np.asarray(self.gpu_num, dtype=float)))
+
+
+PLAIN_FIELDS: tuple[JobField, ...] = tuple(
+    f for f in TABLE_FIELDS if f.table not in {c.name for c in dataclasses.fields(JobTable)})
+"""Declared recorded fields the table carries as validated by their kind alone (a field added
+to the declaration lands here, with no code of its own)."""
 
 
 def _bad_row(frame: pd.DataFrame, row: int, column: str, value, expected: str) -> TraceError:
@@ -96,6 +113,29 @@ def _seconds_ns(frame: pd.DataFrame, column: str) -> np.ndarray:
     return stamps.as_unit("ns").asi8
 
 
+def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequence:
+    """A plain recorded field's list, validated by its kind (NaN or "" when it is optional and
+    the table has no such column)."""
+    if f.input not in frame.columns:
+        return [""] * len(rows) if f.kind == "str" else _floats(np.full(len(rows), np.nan))
+    if f.kind == "str":
+        return _shared([str(v) for v in frame[f.input].to_numpy(dtype=object)[rows]])
+    if f.kind == "int":
+        return _ints(_int_column(frame, named(f.input))[rows])
+    return _floats(_numbers(frame, named(f.input))[rows])
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """A float column whose cells are numbers or empty (NaN: not recorded)."""
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = np.flatnonzero(np.isnan(values) & raw.notna().to_numpy())
+    if len(bad):
+        row = int(bad[0])
+        raise _bad_row(frame, row, column, raw.iloc[row], "a number of seconds (or empty)")
+    return values
+
+
 def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:
     """A non-negative integer column (at most ``COUNT_LIMIT``) as int64."""
     values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -111,13 +151,17 @@ def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 def _run_times(frame: pd.DataFrame) -> np.ndarray:
     """The run_time column as finite non-negative float seconds."""
-    values = pd.to_numeric(frame["run_time"], errors="coerce").to_numpy(dtype=float,
-                                                                       na_value=np.nan)
+    return _seconds_column(frame, "run_time")
+
+
+def _seconds_column(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """A duration column as finite non-negative float seconds."""
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float,
+                                                                   na_value=np.nan)
     bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
     if len(bad):
         row = int(bad[0])
-        raise _bad_row(frame, row, "run_time", frame["run_time"].iloc[row],
-                       "finite seconds >= 0")
+        raise _bad_row(frame, row, column, frame[column].iloc[row], "finite seconds >= 0")
     return values
 
 
@@ -194,6 +238,7 @@ def prepare_jobs(
         input_jobs=len(frame),
         cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
         oversize_skipped=len(oversize_rows),
+        declared={named(f.table): _declared_column(frame, f, rows) for f in PLAIN_FIELDS},
     )
 
 
