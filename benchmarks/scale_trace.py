@@ -2,11 +2,12 @@
 
 Scale K means K x Seren's nodes at Seren's load per GPU. When the generator takes a ``scale``
 argument (``generate_trace(..., scale=K)``, the option behind ``acmesim synth --scale``) and the
-cluster preset a ``scale`` option (``cluster.scale=K``), both are used. The scaled trace takes its recorded
-starts from the packer (``starts="packer"``): FIFO's scheduled replay never reads them. Until then the trace is
-K independent seeds (``seed`` .. ``seed + K - 1``) of the same window concatenated, each seed's
-job and user ids suffixed with ``-k`` (so K user populations), and the cluster is Seren with
-K x its GPU nodes (and CPU nodes) under the same leaf and spine sizes.
+cluster preset a ``scale`` option (``cluster.scale=K``), both are used; the scaled trace then
+takes its recorded starts from the packer (``starts="packer"``: FIFO's scheduled replay never
+reads them). Until then the trace is K independent seeds (``seed`` .. ``seed + K - 1``) of the
+same window concatenated, each seed's job and user ids suffixed with ``-k`` (so K user
+populations), and the cluster is Seren with K x its GPU nodes (and CPU nodes) under the same
+leaf and spine sizes.
 
 Generated seeds are cached as pickles in a directory (written atomically, keyed by profile,
 days, seed and scale), so repeated runs do not regenerate them.
