@@ -74,6 +74,29 @@ def test_validate_on_a_tiny_trace_with_known_answers(tiny_trace, capsys, tmp_pat
     assert_png(data["figures"][0])
 
 
+def test_jobs_of_the_warm_up_are_replayed_but_not_compared(tmp_path, capsys):
+    # The trace's first Eval job waited 500 s for a job submitted before the trace began (not
+    # in it); 19 more, 500 s apart from t = 2,000 s, started at once. Longest run 1,000 s, span
+    # 11,000 s: the warm-up is min(1,000, 11,000 / 2) = 1,000 s, so the first job is replayed
+    # (FIFO on an empty 'tiny' starts it at once) but not compared, and every check passes.
+    # Compared too, it is recorded at 500 s and simulated at 0 s: recorded p99 = 0.81 x 500 =
+    # 405 s (linear percentile of 20 values) against 0 s fails.
+    rows = [job(0, 1000, 32, nodes=4, start=500, type="Eval")]
+    rows += [job(2000 + 500 * k, 100, 8, type="Eval") for k in range(19)]
+    path = tmp_path / "warm.csv"
+    write_acme_csv(frame(rows), path, "seren")
+    base = ["validate", str(path), "--scheduler", "fifo", "--cluster", "tiny", "--json"]
+    assert main(base) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["warmup_s"] == 1000.0 and data["compared_jobs"] == 19
+    assert data["passed"] and data["types"][0]["recorded"]["p99"] == 0.0
+    assert main([*base, "--warmup", "0"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared_jobs"] == 20
+    assert data["types"][0]["recorded"]["p99"] == pytest.approx(405.0)
+    assert not data["passed"]
+
+
 def test_validate_text_and_strict_exit(tiny_trace, capsys):
     assert main(["validate", str(tiny_trace), "--scheduler", "fifo", "--cluster", "tiny",
                  "--strict"]) == 1

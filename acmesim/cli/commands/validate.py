@@ -6,7 +6,10 @@ The trace's GPU jobs are replayed in scheduled mode under the calibrated baselin
 % <= 1 s, ratios, KS distance), then mean and median queueing, mean JCT and the allocated share
 of GPU time, each with a pass/fail against the tolerances of ``acmesim.analysis.fidelity``.
 ``--json`` prints the same machine-readably; ``--plot DIR`` draws recorded-vs-simulated CDFs
-per type. On the real Acme files it checks the simulator; on synthetic traces it is the
+per type. Jobs submitted in the trace's first ``--warmup`` seconds are replayed but not
+compared: the trace does not hold the jobs submitted before it began, which still held GPUs
+while those jobs waited, and the replay starts on an empty cluster (``warmup_seconds``).
+On the real Acme files it checks the simulator; on synthetic traces it is the
 regression test of the calibration.
 """
 
@@ -30,6 +33,29 @@ from acmesim.policies.scheduling import SCHEDULERS
 
 BASELINE = "acme"
 """The calibrated baseline scheduler (``acmesim/policies/scheduling/acme.py``)."""
+WARMUP_SHARE = 0.5
+"""The automatic warm-up is at most this share of the trace's submission span [chosen]."""
+
+
+def warmup_seconds(gpu: Any, given: float | None = None) -> float:
+    """Seconds from the trace's first GPU submission whose jobs are not compared.
+
+    ``given`` if set, else the longest recorded run time (a job running when the trace began
+    can have held its GPUs that long into it: 14 days on Seren, acme_facts.md §2.1 R-SUM), at
+    most ``WARMUP_SHARE`` of the span of submissions [chosen].
+    """
+    if given is not None:
+        if not given >= 0.0:
+            raise ConfigError(f"--warmup must be >= 0 s, got {given!r}")
+        return float(given)
+    span = (gpu["submit_time"].max() - gpu["submit_time"].min()).total_seconds()
+    return float(min(gpu["run_time"].max(), WARMUP_SHARE * span))
+
+
+def after_warmup(frame: Any, warmup: float) -> Any:
+    """The rows of a ``fidelity`` frame submitted ``warmup`` seconds or more after its first."""
+    keep = frame["submit"] - frame["submit"].min() >= warmup
+    return frame[keep].reset_index(drop=True)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -50,6 +76,10 @@ def parser() -> argparse.ArgumentParser:
                    help="compare with the trace's own queue column (default) or with the "
                         "cluster's published queueing (per-type table for Seren, mean and "
                         "median for both clusters)")
+    p.add_argument("--warmup", type=float, metavar="SECONDS",
+                   help="replay but do not compare the jobs submitted this long after the "
+                        "first (default: the longest recorded run time, at most half of "
+                        "the trace)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--plot", type=Path, metavar="DIR",
                    help="draw recorded-vs-simulated queue-delay CDFs per type into DIR")
@@ -80,11 +110,12 @@ def trace_cluster(choice: str | None, file_format: str) -> str:
 
 def validate(trace: Path, *, scheduler: str = BASELINE, options: dict[str, Any] | None = None,
              cluster: str | None = None, file_format: str = "auto", seed: int = 0,
-             against: str = "trace", cluster_options: dict[str, Any] | None = None
-             ) -> tuple[fid.Fidelity, dict[str, Any]]:
+             against: str = "trace", cluster_options: dict[str, Any] | None = None,
+             warmup: float | None = None) -> tuple[fid.Fidelity, dict[str, Any]]:
     """Replay ``trace`` and compare; returns the comparison and what was run.
 
-    ``cluster_options`` are options of the cluster preset (e.g. another ``startup``)."""
+    ``cluster_options`` are options of the cluster preset (e.g. another ``startup``);
+    ``warmup`` seconds of the trace's start are not compared (``warmup_seconds``)."""
     from acmesim.run.simulate import simulate
 
     jobs = load_trace(trace, format=file_format)
@@ -96,17 +127,23 @@ def validate(trace: Path, *, scheduler: str = BASELINE, options: dict[str, Any] 
         raise AcmesimError(f"{trace}: the trace has no GPU jobs to replay")
     policy = SCHEDULERS.create(scheduler, options or {})
     result = simulate(gpu, spec, policy, mode="scheduled", seed=seed)
-    simulated = fid.simulated_frame(result.jobs)
+    skip = warmup_seconds(gpu, warmup)
+    simulated = after_warmup(fid.simulated_frame(result.jobs), skip)
+    recorded = after_warmup(fid.recorded_frame(gpu), skip)
+    if simulated.empty:
+        raise ConfigError(f"{trace}: no GPU job is submitted after the {skip:,.0f} s warm-up; "
+                          f"give a shorter --warmup")
     if against == "published":
         if name.lower() not in fid.PUBLISHED_CLUSTERS:
             raise ConfigError(f"no published queueing for cluster {name!r}; valid: "
                               f"{', '.join(fid.PUBLISHED_CLUSTERS)}")
         comparison = fid.published_fidelity(simulated, name)
     else:
-        comparison = fid.fidelity(fid.recorded_frame(gpu), simulated, spec.total_gpus)
+        comparison = fid.fidelity(recorded, simulated, spec.total_gpus)
     run = {"trace": str(trace), "cluster": name, "scheduler": SCHEDULERS.canonical(scheduler),
            "options": options or {}, "seed": seed, "gpu_jobs": len(gpu), "against": against,
-           "simulated_frame": simulated, "recorded_frame": fid.recorded_frame(gpu)}
+           "warmup_s": skip, "compared_jobs": len(simulated),
+           "simulated_frame": simulated, "recorded_frame": recorded}
     return comparison, run
 
 
@@ -115,7 +152,8 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     comparison, run = validate(args.trace, scheduler=args.scheduler,
                                options=scheduler_options(args.option), cluster=args.cluster,
-                               file_format=args.format, seed=args.seed, against=args.against)
+                               file_format=args.format, seed=args.seed, against=args.against,
+                               warmup=args.warmup)
     figures = draw(run, args.plot) if args.plot is not None else []
     head = {k: v for k, v in run.items() if not k.endswith("_frame")}
     if args.json:
@@ -138,7 +176,8 @@ def _num(value: float) -> str:
 def render(run: dict[str, Any], result: fid.Fidelity) -> str:
     """The comparison as text tables."""
     lines = [f"trace {run['trace']}: {run['gpu_jobs']:,} GPU jobs replayed on {run['cluster']} "
-             f"under {run['scheduler']} (seed {run['seed']})", "",
+             f"under {run['scheduler']} (seed {run['seed']}); {run['compared_jobs']:,} compared, "
+             f"those submitted after a warm-up of {run['warmup_s'] / 86400:,.2f} days", "",
              "queue delay (s), " + ("published" if run.get("against") == "published"
                                     else "recorded") + " / simulated:"]
     header = (f"{'type':<9}{'jobs':>8}" + "".join(f"{'p' + str(p):>15}"
