@@ -8,7 +8,7 @@ the jobs table of a scheduled or recorded replay under a named scheduler, and th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import pandas as pd
@@ -26,14 +26,16 @@ from acmesim.sim.trace_input import prepare_jobs
 def replay_jobs(jobs: pd.DataFrame, spec: ClusterSpec, scheduler: str, *,
                 mode: Literal["recorded", "scheduled"] = "scheduled", seed: int = 0,
                 placement: str = "consolidate",
-                on_arrival: Callable[[Job], None] | None = None) -> pd.DataFrame:
+                on_arrival: Callable[[Job], None] | None = None,
+                extensions: Sequence[Extension] = ()) -> pd.DataFrame:
     """The jobs table (schema ``JOBS``) of ``jobs`` replayed on ``spec`` under ``scheduler``.
 
     ``scheduler`` and ``placement`` are registered names (default options); ``on_arrival``
-    is called with each engine ``Job`` as it arrives.
+    is called with each engine ``Job`` as it arrives; ``extensions`` are attached as well.
     """
     table = prepare_jobs(jobs, spec, mode=mode)
-    probes = [ArrivalProbe(on_arrival)] if on_arrival is not None else []
+    probes: list[Extension] = [ArrivalProbe(on_arrival)] if on_arrival is not None else []
+    probes += list(extensions)
     sim = Simulation(table, spec, SCHEDULERS.create(scheduler), PLACEMENTS.create(placement),
                      mode=mode, seed=seed, extensions=probes)
     sim.run()

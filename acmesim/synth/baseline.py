@@ -9,11 +9,18 @@ under ``scheduler=acme`` (its registered defaults, so a re-tuned baseline carrie
 start-up latency of the profile's cluster preset. A job's recorded start is its start in that
 replay (after its start-up latency) and its recorded end is start plus its unchanged run time,
 both rounded up to whole seconds. A job ``acme`` preempted records the last run it finished in,
-like a requeued Slurm job: it starts when that run was granted its GPUs and keeps its replayed
-end (its run time is then that run's, shorter than the generated one). Rounding up is monotone,
-so two jobs that followed each other on a GPU in the replay still do in the trace: each recorded
-interval lies inside an interval the replay gave the job, the trace stays feasible, and
-``mode=recorded`` reproduces it exactly.
+as Slurm's accounting does for a requeued job, whose submit time is reset at the requeue
+(sacct(1), "submit" [SLURM-SACCT]): it is submitted when it was last requeued, starts when
+that run was granted its GPUs and keeps its replayed end (its run time is then that run's,
+shorter than the generated one). Its queue is therefore its wait after the requeue, which a
+replay of the trace reproduces as any other wait; the first runs are not in the trace.
+Rounding up is monotone, so two jobs that followed each other on a GPU in the replay still do
+in the trace: each recorded interval lies inside an interval the replay gave the job, the trace
+stays feasible, and ``mode=recorded`` reproduces it exactly.
+
+The packer defers pretraining against the baseline's guarantee to it
+(``pretraining_reservation``), so the generated pretraining never asks ``acme`` for more GPUs
+than ``acme`` reserves for it.
 
 Layering: the generator sits above the event loop (``acmesim.sim``), which never imports it;
 the replays here go through ``acmesim.sim.replay_jobs``.
@@ -21,11 +28,15 @@ the replays here go through ``acmesim.sim.replay_jobs``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from acmesim.cluster import cluster_spec
 from acmesim.core.errors import AcmesimError
+from acmesim.policies.scheduling.acme import POOL_TYPES, published_pool
+from acmesim.sim.extension import Extension
 from acmesim.sim.job import Job
 from acmesim.sim.replay_jobs import replay_jobs
 from acmesim.synth.jobs import STATE_NAMES
@@ -38,6 +49,22 @@ SETTLE_ROUNDS = 8
 """Most recorded replays ``settle_on_nodes`` runs before giving up [chosen]."""
 _ROUNDING_SLACK = 1e-6
 """Seconds of floating-point noise ignored when rounding replayed times up to whole seconds."""
+
+
+def pretraining_reservation(profile: WorkloadProfile) -> int | None:
+    """GPUs the baseline guarantees pretraining on the profile's cluster, or None (no limit).
+
+    ``acme`` gives the other teams a pool of their published share of GPU time as of right
+    (its rule 2) and lets pretraining reclaim everything else; a pretraining team launches a
+    run when that reservation admits it (the packer defers the run's submission until then), so
+    the generator's pretraining never asks the baseline for more than it guarantees. None on a
+    cluster without a published mix (``acme`` has no pool there).
+    """
+    share = published_pool(profile.cluster, POOL_TYPES)
+    if share >= 1.0:
+        return None
+    total = profile.nodes * profile.gpus_per_node
+    return total - int(share * total)
 
 
 def replay_frame(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
@@ -69,26 +96,55 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
         return jobs
     frame = replay_frame(profile, jobs, rows, start_epoch)
     granted: dict[int, float] = {}
-    replayed: list[Job] = []
+    requeued: dict[int, float] = {}
+    probe = LastRequeue()
     cluster = cluster_spec(profile.cluster, profile.cluster_options)
     sim = replay_jobs(frame, cluster, BASELINE_SCHEDULER, mode="scheduled", seed=seed,
-                      on_arrival=replayed.append)
-    for job in replayed:
+                      extensions=[probe])
+    for job in probe.jobs:
         if job.preemptions:
             granted[int(job.job_id)] = job.last_start - job.submit_time
+            requeued[int(job.job_id)] = probe.requeued_at(job) - job.submit_time
     index = sim["job_id"].to_numpy(dtype=np.int64)
     run = (jobs.end[index] - jobs.start[index]).astype(np.float64)
     end_after_submit = (sim["end_time"] - sim["submit_time"]).to_numpy(dtype=np.float64)
     start_after_submit = end_after_submit - run
     preempted = np.array([i in granted for i in index.tolist()], dtype=bool)
     start_after_submit[preempted] = [granted[i] for i in index[preempted].tolist()]
-    new_start, new_end = jobs.start.copy(), jobs.end.copy()
+    new_submit, new_start, new_end = jobs.submit.copy(), jobs.start.copy(), jobs.end.copy()
     new_start[index] = jobs.submit[index] + _whole_seconds(start_after_submit)
+    again = index[preempted]
+    new_submit[again] = jobs.submit[again] + np.floor(
+        np.array([requeued[i] for i in again.tolist()]) + _ROUNDING_SLACK).astype(np.int64)
     new_end[index] = np.where(preempted, jobs.submit[index] + _whole_seconds(end_after_submit),
                               new_start[index] + run.astype(np.int64))
-    placed = JobArrays(**{**vars(jobs), "start": new_start, "end": new_end})
+    placed = JobArrays(**{**vars(jobs), "submit": new_submit, "start": new_start,
+                          "end": new_end})
     window = np.flatnonzero((placed.start >= 0) & (placed.submit >= 0) & (placed.submit < span))
     return settle_on_nodes(profile, placed, window, start_epoch)
+
+
+class LastRequeue(Extension):
+    """Collects the replayed jobs and when each was last requeued (its last interval but one
+    closed then: a preempted job goes straight back to the queue)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+        self.closes: dict[int, tuple[float, float]] = {}
+        """Job index -> (close of its interval before the latest, close of the latest)."""
+
+    def on_arrival(self, job: Job) -> None:
+        """Keep the job."""
+        self.jobs.append(job)
+
+    def on_close(self, job: Job, now: float) -> None:
+        """Remember the interval's close and the one before."""
+        before = self.closes.get(job.index)
+        self.closes[job.index] = (math.nan if before is None else before[1], now)
+
+    def requeued_at(self, job: Job) -> float:
+        """When ``job`` was last requeued (NaN if it ran once)."""
+        return self.closes.get(job.index, (math.nan, math.nan))[0]
 
 
 def settle_on_nodes(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,

@@ -20,7 +20,7 @@ import pandas as pd
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.synth import arrivals
-from acmesim.synth.baseline import baseline_starts
+from acmesim.synth.baseline import baseline_starts, pretraining_reservation
 from acmesim.synth.distributions import LogQuantile, discrete_draws
 from acmesim.synth.jobs import (
     STATE_NAMES,
@@ -134,7 +134,8 @@ class _Generator:
         jobs, latency, deferred = self.plan()
         q = self.p.queue
         settings = PackerSettings(self.p.nodes, self.p.gpus_per_node, q.low_priority_quota,
-                                  q.lookahead, q.duration_includes_queue, q.min_run)
+                                  q.lookahead, q.duration_includes_queue, q.min_run,
+                                  pretraining_reservation(self.p))
         packed = pack(settings, jobs.submit, latency, jobs.work, jobs.gpus, jobs.klass,
                       jobs.successor, jobs.gap, self.span, deferred)
         jobs.submit, jobs.start, jobs.end = packed.submit, packed.start, packed.end

@@ -6,7 +6,8 @@ node)`` whole free nodes. Jobs become eligible at their *ready* time (submission
 latency) and wait in one of three FIFO queues by scheduling class:
 
 - class 0 (pretraining, reserved capacity in Acme): served first, FIFO with backfilling over
-  the first ``lookahead`` queued jobs;
+  the first ``lookahead`` queued jobs, while the class holds at most ``reserved_quota`` GPUs
+  (its reservation; the whole cluster when unset);
 - class 1 (normal): the same, after class 0;
 - class 2 (low priority, evaluation): strict FIFO, only while the class holds at most ``quota``
   GPUs (evaluation runs on spare capacity, acme_facts.md §2.5).
@@ -45,6 +46,9 @@ class PackerSettings:
     """How many queued jobs of class 0 or 1 each pass looks at (backfilling depth)."""
     duration_includes_queue: bool = False
     min_run: int = 0
+    reserved_quota: int | None = None
+    """GPUs class 0 (pretraining) may hold at once: its reservation (None: the whole cluster).
+    A class-0 job that would exceed it waits for the class's own jobs to end."""
 
 
 @dataclasses.dataclass
@@ -142,6 +146,11 @@ def pack(
     if low.size and int(low.max()) > settings.quota:
         raise AcmesimError(f"a low-priority job asks for {int(low.max())} GPUs, more than the "
                            f"class's quota of {settings.quota}")
+    top = gpus[klass == 0]
+    if (settings.reserved_quota is not None and top.size
+            and int(top.max()) > settings.reserved_quota):
+        raise AcmesimError(f"a reserved-class job asks for {int(top.max())} GPUs, more than the "
+                           f"class's reservation of {settings.reserved_quota}")
     is_successor = np.zeros(n, dtype=bool)
     is_successor[successor[successor >= 0]] = True
     sub = np.where(is_successor, -1, submit).astype(np.int64)
@@ -186,6 +195,9 @@ class _Loop:
         self.ends: list[tuple[int, int]] = []
         self.dynamic: list[tuple[int, int]] = []
         self.low_used = 0
+        self.reserved_used = 0
+        self.reserved_quota = (settings.nodes * settings.gpus_per_node
+                               if settings.reserved_quota is None else settings.reserved_quota)
         self.releases = 0
         # per queue: (releases, length) after its last scan; with no release since, the jobs
         # scanned then still cannot start (capacity only shrank), so only newer ones are tried
@@ -236,13 +248,16 @@ class _Loop:
         limit = self.s.lookahead
         smallest_failed = 1 << 30
         gpus = self.gpus
+        room = self.reserved_quota - self.reserved_used if klass == 0 else 1 << 62
         while index < len(queue) and index < limit:
             job = queue[index]
             size = gpus[job]
-            if size < smallest_failed:
+            if size < smallest_failed and size <= room:
                 if self._try_start(job, t):
                     del queue[index]
                     limit -= 1
+                    if klass == 0:
+                        room -= size
                     continue
                 smallest_failed = size
             index += 1
@@ -273,6 +288,8 @@ class _Loop:
         heapq.heappush(self.ends, (finish, job))
         if self.klass[job] == 2:
             self.low_used += size
+        elif self.klass[job] == 0:
+            self.reserved_used += size
         nxt = self.successor[job]
         if nxt >= 0:
             submitted = finish + self.gap[job]
@@ -291,3 +308,5 @@ class _Loop:
             self.nodes.release_whole(self.placed[job])
         if self.klass[job] == 2:
             self.low_used -= size
+        elif self.klass[job] == 0:
+            self.reserved_used -= size

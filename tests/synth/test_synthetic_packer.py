@@ -72,6 +72,28 @@ def test_low_priority_class_respects_its_quota():
     assert out.start.tolist() == [0, 0, 10]
 
 
+def test_reserved_class_waits_for_its_own_jobs_beyond_its_reservation():
+    # 4 nodes, pretraining reserved 16 GPUs: the second 16-GPU run waits for the first to end
+    # (t = 100) although two nodes stay free; a class-1 job takes a free node meanwhile
+    reserved = PackerSettings(nodes=4, gpus_per_node=8, quota=32, lookahead=8,
+                              reserved_quota=16)
+    out = run(reserved, [(0, 0, 100, 16, 0), (5, 0, 10, 16, 0), (6, 0, 10, 8, 1)],
+              deferred=[True, True, False])
+    assert out.start.tolist() == [0, 100, 6]
+    assert out.submit.tolist() == [0, 100, 6]  # the deferred run is submitted when admitted
+    unlimited = PackerSettings(nodes=4, gpus_per_node=8, quota=32, lookahead=8)
+    out = run(unlimited, [(0, 0, 100, 16, 0), (5, 0, 10, 16, 0), (6, 0, 10, 8, 1)])
+    assert out.start.tolist() == [0, 5, 15]  # the four nodes are all pretraining's until 15
+
+
+def test_a_reserved_job_larger_than_the_reservation_is_an_error():
+    reserved = PackerSettings(nodes=4, gpus_per_node=8, quota=32, lookahead=8,
+                              reserved_quota=16)
+    with pytest.raises(AcmesimError, match="asks for 24 GPUs, more than the class's "
+                                           "reservation of 16"):
+        run(reserved, [(0, 0, 10, 24, 0)])
+
+
 def test_ready_time_is_submit_plus_latency():
     out = run(TWO_NODES, [(100, 7, 10, 1, 1)])
     assert out.start.tolist() == [107]
