@@ -28,12 +28,17 @@ RESULTS = HERE / "results"
 
 
 def trace(profile: str, days: float, seed: int) -> Path:
-    """The synthetic trace of ``profile`` (generated once, through the command line)."""
+    """The synthetic trace of ``profile`` (generated once, through the command line).
+
+    Its arrivals only are used (the replay is compared with the published figures), so it is
+    generated with ``--starts packer``: the same submissions without the generator's own
+    baseline replay (whose preempted jobs would enter as their last attempts)."""
     path = RUNS / f"{profile}_{days:g}d_seed{seed}.csv"
     if not path.is_file():
         RUNS.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "acmesim.cli", "synth", "--profile", profile,
-                        "--days", f"{days:g}", "--seed", str(seed), "--out", str(path)],
+                        "--days", f"{days:g}", "--seed", str(seed), "--starts", "packer",
+                        "--out", str(path)],
                        check=True)
     return path
 
