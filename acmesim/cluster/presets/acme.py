@@ -22,14 +22,17 @@ Start-up latency of GPU jobs (``acmesim.cluster.startup``, scheduled replays onl
 - Kalos (Kubernetes, §1): no GPU job starts within 4 s of submission (the minimum) and the
   median queueing delay is 17 s (§2.5, R-SUM), taken as the median start-up [derived]; sigma
   0.8 is chosen (no published spread). Kalos's per-type queueing is not published (it is the
-  held-out validation), so it has no per-type start-up.
+  held-out validation), so it has no per-type start-up. Both values are read from Kalos's
+  queueing, so the Kalos median check is met by construction and validates nothing; only its
+  mean (214 s, R-SUM) is a held-out check.
 - Both: capped at 300 s [chosen: with the generator's pretraining held to acme's reservation
-  (``acmesim.synth.baseline.pretraining_reservation``), of the caps 120, 300 and 600 s on 183
-  days of synthetic Seren (seed 1; the first 14 days not compared, ``acmesim validate``'s
-  warm-up) 300 s and 600 s pass 4 of 9 checks and 120 s 3: at 120 s the capped p90s of Eval,
-  SFT and MLLM tie (Eval's p90 is then 125 s against 317 s); at 600 s Pretrain's p95 is 229 s
-  against 78 s; 300 s keeps Pretrain within a factor 2 and five minutes is a plausible longest
-  pod launch and image pull; sensitivity in ``experiments/fidelity/README.md``], and no
+  (``acmesim.synth.baseline.pretraining_reservation``), on 183 days of synthetic Seren (seed 1;
+  the first 14 days not compared, ``acmesim validate``'s warm-up) the caps 120, 300 and 600 s
+  each pass 16 of 27 checks: at 120 s Eval's p90 is 125 s against 317 s and the mean queue
+  286 s against 446 s; at 600 s Pretrain's p95 is 229 s against 78 s and Eval's p90 600 s is
+  at the edge of its factor 2; 300 s is in between (mean 305 s on seed 1, 369 and 336 s on
+  seeds 2 and 3) and five minutes is a plausible longest pod launch and image pull;
+  sensitivity in ``experiments/fidelity/README.md``], and no
   launcher queue (``launch_interval`` 0: the per-type start-up carries the evaluation
   batches' short waits that the earlier 0.02 s launcher was chosen to give).
 """
