@@ -245,7 +245,9 @@ def main() -> None:
         print(json.dumps(run(args)))
         return
     if args.schedulers == []:
-        from acmesim.policies.scheduling import SCHEDULERS
+        # the CLI's registry: with the (deprecated) eval_coupled/eval_decoupled spellings, so
+        # eval=decoupled is timed too (under the base scheduler fifo)
+        from acmesim.evaluation.scheduling import SCHEDULERS
 
         args.schedulers = [name for name in SCHEDULERS.names() if name != "fifo"]
     rows = []

@@ -21,8 +21,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-import numpy as np
-
 from acmesim.core.errors import ConfigError
 from acmesim.results.schema import JOBS, SUMMARY
 from acmesim.trace.schema import JOB_TYPES
@@ -36,11 +34,12 @@ ALL_TYPES = "all"
 Direction = Literal["minimize", "maximize"]
 DIRECTIONS: tuple[str, ...] = ("minimize", "maximize")
 
-STATISTICS: dict[str, Any] = {
-    "mean": np.mean, "median": np.median, "min": np.min, "max": np.max, "sum": np.sum,
-    "count": len,
+STATISTICS: dict[str, str] = {
+    "mean": "mean", "median": "median", "min": "min", "max": "max", "sum": "sum",
+    "count": "size",
 }
-"""Named statistics of a per-type objective; ``pNN`` (a percentile) is accepted as well."""
+"""Named statistics of a per-type objective -> the numpy function computing it; ``pNN`` (a
+percentile) is accepted as well. Names, so that reading the settings does not import numpy."""
 
 PERCENTILE = re.compile(r"p(\d{1,3}(?:\.\d+)?)")
 
@@ -112,8 +111,10 @@ def _valid_statistic(name: str) -> bool:
 
 def _statistic(name: str) -> Any:
     """The function computing statistic ``name`` of an array."""
+    import numpy as np
+
     if name in STATISTICS:
-        return STATISTICS[name]
+        return getattr(np, STATISTICS[name])
     quantile = float(name[1:])
     return lambda values: np.percentile(values, quantile)
 

@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import inspect
 import textwrap
+from pathlib import Path
 
 
 @functools.cache
@@ -33,12 +34,8 @@ def field_docs(cls: type) -> dict[str, str]:
 
 def _own_docs(klass: type) -> dict[str, str]:
     """The attribute docstrings written in ``klass``'s own body."""
-    try:
-        source = textwrap.dedent(inspect.getsource(klass))
-    except (OSError, TypeError):  # built on the fly, no source file
-        return {}
-    body = ast.parse(source).body[0]
-    if not isinstance(body, ast.ClassDef):
+    body = _class_node(klass)
+    if body is None:
         return {}
     found: dict[str, str] = {}
     for node, after in zip(body.body, body.body[1:], strict=False):
@@ -47,3 +44,42 @@ def _own_docs(klass: type) -> dict[str, str]:
                 and isinstance(after.value.value, str)):
             found[node.target.id] = " ".join(after.value.value.strip().split("\n")[0].split())
     return found
+
+
+def _class_node(klass: type) -> ast.ClassDef | None:
+    """The syntax tree of ``klass``'s definition, or None when it has no source.
+
+    Found by its qualified name in its module's tree, parsed once per module (``acmesim
+    replay --help`` reads dozens of ``Config`` classes; ``inspect.getsource`` would parse and
+    tokenize the module again for each); a class the name does not lead to (defined inside a
+    function, say) is read with ``inspect.getsource``.
+    """
+    try:
+        path = inspect.getsourcefile(klass)
+    except TypeError:  # a built-in class
+        return None
+    tree = _module_tree(path) if path else None
+    node: ast.AST | None = tree
+    for name in klass.__qualname__.split("."):
+        body = getattr(node, "body", [])
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if node is None:
+            break
+    if isinstance(node, ast.ClassDef):
+        return node
+    try:
+        source = textwrap.dedent(inspect.getsource(klass))
+    except (OSError, TypeError):  # built on the fly, no source file
+        return None
+    first = ast.parse(source).body[0]
+    return first if isinstance(first, ast.ClassDef) else None
+
+
+@functools.cache
+def _module_tree(path: str) -> ast.Module | None:
+    """The parsed source file ``path`` (None when it cannot be read)."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return ast.parse(source, filename=path)

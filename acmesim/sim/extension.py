@@ -30,19 +30,20 @@ engine's private state.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import pandas as pd
-from simpy.events import Event
+if TYPE_CHECKING:  # annotations only: plug-in registries import this module without pandas
+    import pandas as pd
+    from simpy.events import Event
 
-from acmesim.cluster.cluster import Allocation, Cluster
-from acmesim.cluster.health import NodeHealth
-from acmesim.cluster.spec import ClusterSpec
-from acmesim.cluster.view import JobInfo
-from acmesim.core.rng import RngStreams
-from acmesim.results.recorders import JobRecorder, StepRecorder
-from acmesim.sim.job import Job
-from acmesim.sim.trace_input import JobTable
+    from acmesim.cluster.cluster import Allocation, Cluster
+    from acmesim.cluster.health import NodeHealth
+    from acmesim.cluster.spec import ClusterSpec
+    from acmesim.cluster.view import JobInfo
+    from acmesim.core.rng import RngStreams
+    from acmesim.results.recorders import JobRecorder, StepRecorder
+    from acmesim.sim.job import Job
+    from acmesim.sim.trace_input import JobTable
 
 
 @runtime_checkable

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from acmesim.core.errors import ConfigError
 from acmesim.sources import TRACES
-from acmesim.trace.loaders.generic import CsvColumns
+from acmesim.trace.csv_columns import CsvColumns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @TRACES.register("file")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from acmesim.sources import TRACES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @TRACES.register("sample")

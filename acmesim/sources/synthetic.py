@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from acmesim.sources import TRACES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @TRACES.register("synthetic")

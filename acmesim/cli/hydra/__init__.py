@@ -7,20 +7,51 @@ plug-in file adds a command-line option. Overrides are checked against the regis
 Hydra composes anything, so a wrong name or key fails with one line listing the valid choices.
 The composed ``DictConfig`` becomes the library's typed ``ReplayConfig``; apart from this package
 and the command modules, nothing in acmesim imports Hydra.
+
+Each name below is imported from its module on first use, so ``acmesim replay --help`` (which
+needs only ``groups`` and ``help``) never imports Hydra or OmegaConf.
 """
 
-from acmesim.cli.hydra.convert import to_choice, to_replay_config
-from acmesim.cli.hydra.groups import (
-    APP_SETTINGS,
-    GROUPS,
-    SETTING_HELP,
-    load_registries,
-    replay_settings,
-)
-from acmesim.cli.hydra.help import help_text
-from acmesim.cli.hydra.launch import OUTCOME, Outcome, OutcomeCallback, launch
-from acmesim.cli.hydra.overrides import check_overrides, check_setting, parse_overrides
-from acmesim.cli.hydra.schemas import option_schema, register_configs, storable_type
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acmesim.cli.hydra.convert import to_choice, to_replay_config
+    from acmesim.cli.hydra.groups import (
+        APP_SETTINGS,
+        GROUPS,
+        SETTING_HELP,
+        load_registries,
+        replay_settings,
+    )
+    from acmesim.cli.hydra.help import help_text
+    from acmesim.cli.hydra.launch import OUTCOME, Outcome, OutcomeCallback, launch
+    from acmesim.cli.hydra.overrides import check_overrides, check_setting, parse_overrides
+    from acmesim.cli.hydra.schemas import option_schema, register_configs, storable_type
+
+_MODULE_OF: dict[str, str] = {
+    "to_choice": "convert", "to_replay_config": "convert",
+    "APP_SETTINGS": "groups", "GROUPS": "groups", "SETTING_HELP": "groups",
+    "load_registries": "groups", "replay_settings": "groups",
+    "help_text": "help",
+    "OUTCOME": "launch", "Outcome": "launch", "OutcomeCallback": "launch", "launch": "launch",
+    "check_overrides": "overrides", "check_setting": "overrides", "parse_overrides": "overrides",
+    "option_schema": "schemas", "register_configs": "schemas", "storable_type": "schemas",
+}
+"""Each public name of the package -> the module (of this package) that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module defining ``name`` on first use and keep the name here."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "APP_SETTINGS",

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.registry import Registry
-from acmesim.evaluation.replay import EvalReplay
 from acmesim.sim.extension import Extension
+
+if TYPE_CHECKING:  # the modes import the replay when built: the registry stays light
+    import pandas as pd
+
+    from acmesim.cluster.spec import ClusterSpec
+    from acmesim.evaluation.replay import EvalReplay
 
 
 class EvalMode(Extension):

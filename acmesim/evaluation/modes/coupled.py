@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from acmesim.core.registry import NoOptions
 from acmesim.evaluation.modes import EVALS, EvalMode
-from acmesim.evaluation.replay import EvalReplay
 
 
 @EVALS.register("coupled")
@@ -18,4 +17,6 @@ class CoupledEval(EvalMode):
     """The unchanged trace, plus per-request evaluation results."""
 
     def __init__(self, config: NoOptions) -> None:
+        from acmesim.evaluation.replay import EvalReplay  # pandas: not for --help
+
         super().__init__(config, EvalReplay(planner=None))

@@ -18,7 +18,6 @@ from typing import cast
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation import calibration as cal
 from acmesim.evaluation.modes import EVALS, EvalMode
-from acmesim.evaluation.replay import EvalReplay
 from acmesim.evaluation.schedulers import EvalScheduler
 from acmesim.evaluation.schedulers.decoupled import DecoupledEvalScheduler
 
@@ -61,5 +60,7 @@ class DecoupledEval(EvalMode):
     Config = DecoupledOptions
 
     def __init__(self, config: DecoupledOptions) -> None:
+        from acmesim.evaluation.replay import EvalReplay  # pandas: not for --help
+
         planner = DecoupledEvalScheduler(config.planner_config())  # registered: has its name
         super().__init__(config, EvalReplay(cast(EvalScheduler, planner), config.request_gpus))

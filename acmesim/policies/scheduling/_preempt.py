@@ -12,7 +12,9 @@ their last checkpoint and pay a restart overhead when they resume, ``acmesim.sim
 and the pass starts the planned jobs, then fills what is left in key order.
 
 The planner only runs when the best pending job outranks the worst running job, and a plan
-that found nothing is not retried until the cluster or the policy's state changes.
+that found nothing is not retried until the cluster or the policy's state changes. Most plans
+need no victims: they are made on how many nodes have each free count, and the per-node copy
+is made only when a job that does not fit has victims to look at (the same plan either way).
 """
 
 from __future__ import annotations
@@ -61,6 +63,27 @@ def fit_nodes(free: list[int], job: JobInfo, gpus_per_node: int) -> list[int] | 
 def whole_nodes(free: list[int], gpus_per_node: int) -> list[int]:
     """Nodes with every GPU free in the working state, lowest first."""
     return list(compress(range(len(free)), map(gpus_per_node.__eq__, free)))
+
+
+def take_by_count(have: list[int], job: JobInfo, gpus_per_node: int) -> bool:
+    """``fit_nodes`` then ``take`` on ``have[k]``, the nodes with ``k`` free GPUs; False: no fit.
+
+    Best fit changes the counts the same way whichever node of the best count it picks, so
+    the counts alone tell which jobs fit in turn.
+    """
+    per_node = job.per_node
+    if job.nodes_needed == 1:
+        for count in range(per_node, gpus_per_node + 1):
+            if have[count]:
+                have[count] -= 1
+                have[count - per_node] += 1
+                return True
+        return False
+    if have[gpus_per_node] < job.nodes_needed:
+        return False
+    have[gpus_per_node] -= job.nodes_needed
+    have[gpus_per_node - per_node] += job.nodes_needed
+    return True
 
 
 def release(free: list[int], job: JobInfo) -> None:
@@ -194,7 +217,40 @@ class PreemptiveScheduler(PriorityScheduler):
         return self.rank(best, view) < worst
 
     def plan(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
-        """Victims to preempt and jobs to start, simulated on a copy of the free counts."""
+        """Victims to preempt and jobs to start, simulated on a copy of the free counts.
+
+        Planned first on how many nodes have each free count (``take_by_count``), which gives
+        the same jobs as the node-level plan as long as no job would look for victims; only
+        when one may (it does not fit and ``_candidates`` finds some), the plan is redone node
+        by node (``plan_on_nodes``). Most passes need no victims, so they skip copying and
+        scanning the per-node free counts.
+        """
+        planned = self.plan_by_counts(view)
+        if planned is not None:
+            return [], planned
+        return self.plan_on_nodes(view)
+
+    def plan_by_counts(self, view: SchedulerView) -> list[JobInfo] | None:
+        """The jobs ``plan_on_nodes`` would start when none needs victims, else None."""
+        cluster = view.cluster
+        gpus = cluster.gpus_per_node
+        have = [len(nodes) for nodes in cluster.free_by_count]
+        budget = self.preempt_budget(view)
+        planned: list[JobInfo] = []
+        for job in self.queue.in_order(self.preempt_depth):
+            if job.pool != "gpu" or not self.admit(job):
+                continue
+            if not take_by_count(have, job, gpus):
+                if self._candidates(view, job, {}, budget):
+                    return None  # victims may let it start: only the nodes can tell
+                if self.strict:
+                    break
+                continue
+            planned.append(job)
+        return planned
+
+    def plan_on_nodes(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
+        """Victims to preempt and jobs to start, simulated on a copy of the nodes' free GPUs."""
         cluster = view.cluster
         gpus = cluster.gpus_per_node
         free = usable_free(cluster)
@@ -224,16 +280,21 @@ class PreemptiveScheduler(PriorityScheduler):
                       chosen: dict[int, JobInfo], budget: float
                       ) -> tuple[list[int], list[JobInfo]] | None:
         """Nodes and victims that let ``job`` start, or None."""
-        worst = self.worst_rank(view)
-        rank = self.rank(job, view)
-        if worst is None or not rank < worst or budget <= 0:
-            return None
-        candidates = [v for v in self.victims(view, rank) if v.index not in chosen]
+        candidates = self._candidates(view, job, chosen, budget)
         if not candidates:
             return None
         if job.nodes_needed == 1:
             return victims_on_one_node(job, free, candidates, budget)
         return victims_for_gang(job, free, candidates, view.cluster.gpus_per_node, budget)
+
+    def _candidates(self, view: SchedulerView, job: JobInfo, chosen: dict[int, JobInfo],
+                    budget: float) -> list[JobInfo]:
+        """Running jobs not yet ``chosen`` that ``job`` may stop (none if it outranks none)."""
+        worst = self.worst_rank(view)
+        rank = self.rank(job, view)
+        if worst is None or not rank < worst or budget <= 0:
+            return []
+        return [v for v in self.victims(view, rank) if v.index not in chosen]
 
     def _starts(self, view: SchedulerView, planned: list[JobInfo]) -> Iterator[JobInfo]:
         """The planned jobs (those still pending that fit), then the usual fill."""

@@ -1,0 +1,47 @@
+"""The help texts stay cheap: they import none of the heavy libraries a replay needs.
+
+Checked on the modules a fresh interpreter has loaded after printing the help (deterministic,
+unlike a timing): ``acmesim --help`` loads no third-party library at all, ``acmesim replay
+--help`` neither pandas nor Hydra nor the event loop's SimPy (numpy stays: the cluster and
+failure models that declare the options use it).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "pyarrow", "hydra", "omegaconf", "yaml", "simpy", "networkx", "scipy",
+         "matplotlib")
+"""Libraries a help text must not import (only a run or a plot needs them)."""
+
+PROBE = """
+import contextlib, io, json, sys
+from acmesim.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    code = main(sys.argv[1:])
+loaded = sorted({name.split(".")[0] for name in sys.modules})
+print(json.dumps({"code": code, "chars": len(out.getvalue()), "loaded": loaded}))
+"""
+
+
+def loaded_after(*argv: str) -> dict:
+    """Exit code, help length and top-level modules loaded by ``acmesim ARGV`` in a fresh
+    interpreter."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("replay", "--help"), ("replay", "-h")])
+def test_help_imports_no_heavy_library(argv):
+    probe = loaded_after(*argv)
+    assert probe["code"] == 0 and probe["chars"] > 500  # the help itself was printed
+    assert sorted(set(HEAVY) & set(probe["loaded"])) == []
+
+
+def test_top_level_help_imports_not_even_numpy():
+    assert "numpy" not in loaded_after("--help")["loaded"]
