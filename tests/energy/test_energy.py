@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import tempfile
 from pathlib import Path
@@ -234,3 +235,53 @@ def test_on_a_short_seren_replay_the_idle_share_is_the_replays_own_idle_gpus():
     assert as_replayed["idle_share"] == pytest.approx(idle, rel=1e-9)
     at_load = measure(result, model, 5 * DAY, 12 * DAY, published_load=True)
     assert at_load["idle_share"] == pytest.approx(PUBLISHED_IDLE, rel=1e-9)
+
+
+def test_start_up_latency_is_waiting_energy_of_the_job_that_holds_the_gpus():
+    # one 8-GPU job of 1000 s at utilization 0.5 (200 W computing), start-up exactly 50 s:
+    # its GPUs are held from 0, wait (100 W) until 50, compute until 1050
+    from acmesim.cluster.startup import StartupLatency
+
+    spec = dataclasses.replace(cluster(2), startup=StartupLatency(50.0, 50.0, 0.0))
+    trace = frame([job(0, 1000, 8, type="Pretrain")]).assign(gpu_util=0.5)
+    result = simulate(trace, spec, "fifo", power=POWERS.create("linear", SIMPLE),
+                      utilization_interval=500.0)
+    j0 = by_id(result.jobs)["j0"]
+    assert (j0["start_time"], j0["end_time"], j0["run_time"]) == (50.0, 1050.0, 1000.0)
+    share = 40 / 8
+    waiting_j = (100 + share) * 8 * 50 / 0.8
+    running_j = (200 + share) * 8 * 1000 / 0.8
+    idle_j = (100 + share) * 8 * 1050 / 0.8
+    s = result.summary
+    assert s["energy_waiting_kwh"] * KWH == pytest.approx(waiting_j)
+    assert s["energy_running_kwh"] * KWH == pytest.approx(running_j)
+    assert s["energy_idle_kwh"] * KWH == pytest.approx(idle_j)
+    assert s["energy_lost_failures_kwh"] == 0.0
+    assert j0["energy_kwh"] * KWH == pytest.approx(waiting_j + running_j)
+    u = result.utilization.set_index("interval_start")
+    assert u.loc[0.0, "power_waiting_kw"] * 1000 * 500 == pytest.approx(waiting_j)
+    assert u.loc[0.0, "power_running_kw"] * 1000 * 500 == pytest.approx(
+        (200 + share) * 8 * 450 / 0.8)
+
+
+def test_start_up_latency_of_a_job_a_failure_stops_is_not_failure_recovery_energy(tmp_path):
+    # the same job, start-up 50 s; a fault on its node at 250: what the failure costs is the
+    # same as without start-up latency once the 50 s of start-up are taken out (no checkpoints:
+    # the 200 s of work done are rolled back); the start-up itself is waiting energy
+    from acmesim.cluster.startup import StartupLatency
+
+    spec = dataclasses.replace(cluster(2), startup=StartupLatency(50.0, 50.0, 0.0))
+    trace = frame([job(0, 1000, 8, type="Pretrain")]).assign(gpu_util=0.5)
+    injector = FaultInjector(failure_trace(tmp_path, ["250,n0000,node_failure,1000"]),
+                             CHECKPOINTS.create("none"),
+                             RECOVERIES.create("automatic", {"manual_fraction": 0.0}))
+    result = simulate(trace, spec, "fifo", extensions=[injector],
+                      power=POWERS.create("linear", SIMPLE))
+    j0 = by_id(result.jobs)["j0"]
+    assert j0["failures"] == 1
+    share = 40 / 8
+    s = result.summary
+    assert s["energy_lost_rollback_kwh"] * KWH == pytest.approx(8 * 200 * (200 + share) / 0.8)
+    restart_gs = (j0["lost_gpu_time"] - 8 * 200)  # the engine's: start-up excluded
+    assert s["energy_lost_recovery_kwh"] * KWH == pytest.approx(restart_gs * (100 + share) / 0.8)
+    assert_jobs_drew_what_the_held_gpus_drew(result)
