@@ -13,12 +13,15 @@ per-GPU median, p75 and p90 (the ``acme`` intensity distribution) and the GPU-se
 servers' other draw, ``other_w``, in closed form); the idle share, the server breakdown (GPUs
 about 2/3) and the GPU-server median, p90 and maximum are left to check.
 
-``python -m calibration.energy [--days 60] [--seed 1] [--fit] [--sensitivity]`` replays the
-synthetic Seren trace as ``trace=synthetic`` gives it (with per-type ``gpu_util``, recorded
-starts, no failures) and prints target against simulated; ``--fit`` first searches the fitted
-parameters on that replay; ``--sensitivity`` prints how each criterion moves when each chosen or
-fitted parameter moves (the replay's schedule does not depend on the power model, so every
-variant is evaluated on the same replay).
+``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--fit] [--sensitivity]`` replays
+the synthetic Seren trace of each seed as ``trace=synthetic`` gives it (with per-type
+``gpu_util``, recorded starts, no failures) and prints target against simulated for each
+replay and for their pool (the seeds' servers side by side: the load of the synthetic trace
+moves from seed to seed, and the median with it); ``--fit`` first searches the fitted
+parameters on the first seed's replay (the others are held out to check the fit);
+``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter moves
+(the replay's schedule does not depend on the power model, so every variant is evaluated on
+the same replay).
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class Samples:
     servers: int
     start: float
     end: float
+    seeds: tuple[tuple[int, int], ...]
+    """(seed, jobs) of each replay pooled here, in order: the run's ``power.factor`` stream."""
 
     @property
     def total(self) -> float:
@@ -123,8 +128,23 @@ def samples(result: SimulationResult, start: float, end: float) -> Samples:
                           "lo": lo, "hi": hi})[gpu & (hi > lo)].explode("node")
     frame["node"] = frame["node"].str.slice(1).astype(int)
     servers = int(result.summary["cluster_gpus"]) // GPUS_PER_SERVER
+    seed = int(result.config.seed) if result.config is not None else 1
     return Samples(result.job_power["gpu_util"].to_numpy(dtype=float), held,
-                   frame.reset_index(drop=True), servers, start, end)
+                   frame.reset_index(drop=True), servers, start, end, ((seed, len(jobs)),))
+
+
+def pooled(parts: list[Samples]) -> Samples:
+    """Several replays' windows (same span) as one: their servers side by side."""
+    nodes, offset, rows = [], 0, 0
+    for part in parts:
+        nodes.append(part.nodes.assign(node=part.nodes["node"] + offset,
+                                       job=part.nodes["job"] + rows))
+        offset += part.servers
+        rows += len(part.util)
+    return Samples(np.concatenate([p.util for p in parts]),
+                   np.concatenate([p.held for p in parts]),
+                   pd.concat(nodes, ignore_index=True), offset, parts[0].start, parts[0].end,
+                   tuple(seed for p in parts for seed in p.seeds))
 
 
 def at_published_load(weights: np.ndarray, idle: float = PUBLISHED_IDLE) -> np.ndarray:
@@ -164,7 +184,7 @@ def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
     the replay's utilizations; ``published_load``: idle GPUs re-weighted to the published idle
     share, a diagnostic; ``servers``: also the per-server distribution)."""
     if run_w is None:
-        run_w = model_draws(model, s.util)
+        run_w = model_draws(model, s)
     draws = np.concatenate(([model.idle_w], run_w))
     weights = np.concatenate(([s.total - s.held.sum()], s.held))
     if published_load:
@@ -191,10 +211,12 @@ def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
     return out
 
 
-def model_draws(model: Any, util: np.ndarray, seed: int = 1) -> np.ndarray:
-    """Each job's computing draw under ``model``, with the run's ``power.factor`` draws."""
-    factor = model.draw_factor(RngStreams(seed).fresh("power.factor"), len(util))
-    return np.asarray(model.running_w(util, factor), dtype=np.float64)
+def model_draws(model: Any, s: Samples) -> np.ndarray:
+    """Each job's computing draw under ``model``, with each run's ``power.factor`` draws."""
+    factors = [model.draw_factor(RngStreams(seed).fresh("power.factor"), n)
+               for seed, n in s.seeds]
+    factor = None if factors[0] is None else np.concatenate(factors)
+    return np.asarray(model.running_w(s.util, factor), dtype=np.float64)
 
 
 def replay(days: float, seed: int, power: str = "acme",
@@ -228,12 +250,12 @@ def fitted_other_w(model: Any, gpu_mean_w: float) -> float:
     return SERVER_MEAN_W * model.efficiency - GPUS_PER_SERVER * gpu_mean_w - model.config.cpu_w
 
 
-INTENSITY_GRID = (np.arange(0.0, 0.551, 0.025), np.arange(0.3, 0.851, 0.05),
-                  (1.5, 2.0, 3.0, 5.0, 8.0))
+INTENSITY_GRID = (np.arange(0.0, 0.501, 0.025), np.arange(0.35, 0.751, 0.05),
+                  (2.0, 3.0, 5.0, 8.0))
 """Searched intensity low share, mean and concentration."""
 
 
-def fit(s: Samples, seed: int) -> dict[str, float]:
+def fit(s: Samples) -> dict[str, float]:
     """Grid-search the intensity (low share, mean, concentration) on the three quantiles as
     replayed, then set ``other_w`` to the server mean in closed form."""
     quantiles = [t for t in TARGETS if t.fitted and t.name.startswith("gpu_power")]
@@ -242,13 +264,12 @@ def fit(s: Samples, seed: int) -> dict[str, float]:
         options = {"intensity_low_share": round(float(low), 3),
                    "intensity_mean": round(float(mean), 3), "intensity_concentration": conc}
         candidate = POWERS.create("acme", options)
-        measured = measure(s, candidate, model_draws(candidate, s.util, seed), servers=False)
+        measured = measure(s, candidate, model_draws(candidate, s), servers=False)
         loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in quantiles)
         if loss < best[0]:
             best = (loss, options)
     chosen = POWERS.create("acme", best[1])
-    gpu_mean = measure(s, chosen, model_draws(chosen, s.util, seed),
-                       servers=False)["gpu_power_mean_w"]
+    gpu_mean = measure(s, chosen, model_draws(chosen, s), servers=False)["gpu_power_mean_w"]
     return {**best[1], "other_w": round(fitted_other_w(chosen, gpu_mean))}
 
 
@@ -268,56 +289,60 @@ ADDITIVE = ("intensity_low_share", "intensity_mean")
 ABSOLUTE = ("active_w", "low_intensity_max", "efficiency")
 
 
-def sensitivity(s: Samples, options: dict[str, Any], seed: int) -> pd.DataFrame:
+def sensitivity(s: Samples, options: dict[str, Any]) -> pd.DataFrame:
     """Every criterion for the model ``options`` and for each one-parameter variant of it."""
     base = POWERS.create("acme", options).config
-    rows = [{"parameter": "(as fitted)", "value": "", **_criteria(s, options, seed)}]
+    rows = [{"parameter": "(as fitted)", "value": "", **_criteria(s, options)}]
     for name, steps in SENSITIVITY.items():
         for step in steps:
             current = getattr(base, name)
             value = (step if name in ABSOLUTE else current + step if name in ADDITIVE
                      else current * step)
             rows.append({"parameter": name, "value": f"{value:g}",
-                         **_criteria(s, {**options, name: value}, seed)})
+                         **_criteria(s, {**options, name: value})})
     return pd.DataFrame(rows)
 
 
-def _criteria(s: Samples, options: dict[str, Any], seed: int) -> dict[str, float]:
+def _criteria(s: Samples, options: dict[str, Any]) -> dict[str, float]:
     """The criteria of one model variant (the mean GPU draw too)."""
     model = POWERS.create("acme", options)
-    measured = measure(s, model, model_draws(model, s.util, seed))
+    measured = measure(s, model, model_draws(model, s))
     keep = [t.name for t in TARGETS] + ["gpu_power_mean_w"]
     return {k: measured[k] for k in keep}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the calibration table (after a fit with ``--fit``; sensitivity on request)."""
+    """Print the calibration table of each replay and of their pool (after a fit on the first
+    seed's replay with ``--fit``; the others are held out; sensitivity on request)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=60.0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--sensitivity", action="store_true")
     args = parser.parse_args(argv)
-    result, model = replay(args.days, args.seed)
-    s = samples(result, WARMUP, args.days * DAY)
-    options: dict[str, Any] = {}
-    if args.fit:
-        options = fit(s, args.seed)
+    parts = [samples(replay(args.days, seed)[0], WARMUP, args.days * DAY)
+             for seed in args.seeds]
+    pool = pooled(parts)
+    options: dict[str, Any] = fit(parts[0]) if args.fit else {}
+    if options:
         print(f"fitted: {options}")
-        model = POWERS.create("acme", options)
+    model = POWERS.create("acme", options)
     fmt = {"float_format": lambda v: f"{v:.3f}", "index": False}
+    views = [(f"seed {seed}", part) for seed, part in zip(args.seeds, parts, strict=True)]
+    if len(parts) > 1:
+        views.append((f"seeds {' '.join(map(str, args.seeds))} pooled", pool))
     with pd.option_context("display.width", 200, "display.max_colwidth", 50):
-        measured = measure(s, model, model_draws(model, s.util, args.seed))
-        print(f"as replayed ({args.days:g} days, seed {args.seed}, days 14-{args.days:g}):")
-        print(table(measured).to_string(**fmt))
-        print("  mean GPU draw {gpu_power_mean_w:.1f} W; samples <= 70 W: unallocated "
-              "{unallocated_share:.3f} + allocated {allocated_low_share:.3f}".format(**measured))
-        diagnostic = measure(s, model, model_draws(model, s.util, args.seed), published_load=True)
-        print("diagnostic, idle GPUs re-weighted to the published 29%:")
-        print(table(diagnostic).to_string(**fmt))
+        for label, part in views:
+            measured = measure(part, model)
+            print(f"as replayed, {label} ({args.days:g} days, days 14-{args.days:g}):")
+            print(table(measured).to_string(**fmt))
+            print("  mean GPU draw {gpu_power_mean_w:.1f} W; samples <= 70 W: unallocated "
+                  "{unallocated_share:.3f} + held {allocated_low_share:.3f}".format(**measured))
+        print("diagnostic, the pool with its idle GPUs re-weighted to the published 29%:")
+        print(table(measure(pool, model, published_load=True)).to_string(**fmt))
         if args.sensitivity:
-            print("sensitivity (one parameter at a time, same replay):")
-            print(sensitivity(s, options, args.seed).to_string(**fmt))
+            print(f"sensitivity, seed {args.seeds[0]} (one parameter at a time):")
+            print(sensitivity(parts[0], options).to_string(**fmt))
     return 0
 
 
