@@ -121,7 +121,13 @@ class PowerAccounting(Extension):
             elif job.restarts == 0:  # the first interval: its overhead is start-up latency
                 startup = job.start_time - start
                 self.startup_s[i] += startup if startup < restart else restart
-            self._add_span(start, start + restart, gpus, saving)
+            k = math.floor(start / self.interval)
+            if start + restart <= (k + 1) * self.interval and k < len(self.wait_gpu_s):
+                gpu_s = restart * gpus  # the common case, inline: one utilization interval
+                self.wait_gpu_s[k] += gpu_s
+                self.wait_saving[k] += gpu_s * saving
+            else:
+                self._add_span(start, start + restart, gpus, saving)
         if stalled > 0:
             self.seen_stall[i] = job.checkpoint_overhead
             self.stall_s[i] += stalled
@@ -160,7 +166,8 @@ class PowerAccounting(Extension):
         if gpu_s <= 0:
             return
         grow = k + 1 - len(self.wait_gpu_s)
-        if grow > 0:
+        if grow > 0:  # at least doubled, so growing is rare (the tables pad or cut to size)
+            grow = max(grow, len(self.wait_gpu_s))
             self.wait_gpu_s.extend([0.0] * grow)
             self.wait_saving.extend([0.0] * grow)
         self.wait_gpu_s[k] += gpu_s
