@@ -1,23 +1,30 @@
-"""Cost of power accounting: the same replay before this change, with power=none and power=acme.
+"""Cost of power accounting: the same replay with power=none, power=acme and a baseline build.
 
-One run times, in interleaved rounds and each in a fresh process, ``simulate`` (event loop plus
-tables) of one synthetic Seren trace under three builds: the code of a baseline git revision
-(``--baseline``, default ``main``, exported with ``git archive``), this tree with
-``power=none`` (the default), and this tree with ``power=acme``; for two replays: plain FIFO,
-and FIFO with ``failure=acme`` + ``checkpoint=young`` (where interval closes do the most power
-work). It prints the median wall and CPU time of each and their ratios within this one run.
+Timing: ``simulate`` (event loop plus tables) of one synthetic Seren trace, each run in a fresh
+process, under three builds: the code of a baseline git revision (``--baseline``, default
+``main``, exported with ``git archive``), this tree with ``power=none`` (the default) and this
+tree with ``power=acme``; for two replays: plain FIFO, and FIFO with ``failure=acme`` +
+``checkpoint=young`` (where interval closes do the most power work). Rounds are interleaved and
+the order of the builds rotates from round to round, so a change in the machine's load hits
+every build alike. For each build it prints the CPU time (``time.process_time`` of the child,
+the figure that counts on a shared machine) and wall time: median, minimum and spread ((max -
+min) / median); and for each pair the median of the per-round ratios (paired: runs of one round
+ran back to back) with their range.
 
-    python benchmarks/bench_power.py [--days 30] [--rounds 3] [--baseline main]
-    python benchmarks/bench_power.py --in-process [--days 30] [--rounds 5]
+Counting (``--count``, deterministic): one in-process run of each replay under ``cProfile`` per
+power model: the number of Python function calls of the whole run (exact and repeatable), the
+share of them in the power extension (``acmesim/energy``, ``acmesim/policies/power``), and the
+share of the profiled time spent inside the extension's hooks and tables (cumulative).
 
-``--in-process`` alternates ``power=none`` and ``power=acme`` in this one process instead (no
-baseline build): the least noisy A/B of the accounting's own cost on a shared machine.
+    python benchmarks/bench_power.py [--days 30] [--rounds 5] [--baseline main]
+    python benchmarks/bench_power.py --count [--days 30]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +32,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+FAULTS = {"failure": "acme", "checkpoint": "young", "recovery": "automatic"}
+"""The options of the ``faults`` replay."""
 
 CHILD = r"""
 import json, sys, time
@@ -35,12 +45,16 @@ jobs = pd.read_pickle(sys.argv[1])
 scenario, power = sys.argv[2], sys.argv[3]
 kwargs = {} if power == "-" else {"power": power}
 if scenario == "faults":
-    kwargs.update(failure="acme", checkpoint="young", recovery="automatic")
+    kwargs.update(json.loads(sys.argv[4]))
 began, cpu = time.perf_counter(), time.process_time()
 result = simulate(jobs, "seren", "fifo", "consolidate", **kwargs)
 print(json.dumps({"wall": time.perf_counter() - began, "cpu": time.process_time() - cpu,
                   "events": result.summary["events"], "module": acmesim.__file__}))
 """
+
+POWER_CODE = (os.path.join("acmesim", "energy") + os.sep,
+              os.path.join("acmesim", "policies", "power") + os.sep)
+"""Source folders of the power extension (a profiled function in them is power work)."""
 
 
 def export(revision: str, folder: Path) -> Path:
@@ -54,84 +68,114 @@ def export(revision: str, folder: Path) -> Path:
 
 def measure(trace: Path, scenario: str, power: str, path: Path | None) -> dict:
     """One timed replay in a fresh process (``path``: PYTHONPATH of the baseline build)."""
-    env = None
-    if path is not None:
-        import os
-        env = {**os.environ, "PYTHONPATH": str(path)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(trace), scenario, power],
-                         check=True, capture_output=True, text=True, env=env, cwd=trace.parent)
+    env = None if path is None else {**os.environ, "PYTHONPATH": str(path)}
+    out = subprocess.run([sys.executable, "-c", CHILD, str(trace), scenario, power,
+                          json.dumps(FAULTS)], check=True, capture_output=True, text=True,
+                         env=env, cwd=trace.parent)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def in_process(days: float, rounds: int) -> None:
-    """Alternate power=none and power=acme in this process; print min/median CPU and wall."""
-    import time
+def rotated(items: list, k: int) -> list:
+    """``items`` rotated left by ``k`` (the build order of round ``k``)."""
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def timing(days: float, rounds: int, baseline: str) -> None:
+    """Time every build in interleaved, rotating rounds of fresh processes; print the figures."""
+    from acmesim.synth import generate_trace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        trace = folder / "trace.pkl"
+        generate_trace(profile="seren", days=days, seed=1).to_pickle(trace)
+        base = export(baseline, folder / "baseline")
+        builds = {"baseline": ("-", base), "none": ("none", None), "acme": ("acme", None)}
+        for scenario in ("plain", "faults"):
+            times: dict[str, list[dict]] = {b: [] for b in builds}
+            for k in range(rounds):
+                for build in rotated(list(builds), k):
+                    power, path = builds[build]
+                    times[build].append(measure(trace, scenario, power, path))
+            print(f"{scenario}: {days:g} days of synthetic Seren, {rounds} rounds, "
+                  f"baseline={baseline} (module {times['baseline'][0]['module']})")
+            report(times)
+
+
+def spread(values: list[float]) -> str:
+    """Median, minimum and (max - min) / median of ``values``."""
+    median = statistics.median(values)
+    return (f"median {median:7.2f} s  min {min(values):7.2f} s  "
+            f"spread {(max(values) - min(values)) / median:5.1%}")
+
+
+def report(times: dict[str, list[dict]]) -> None:
+    """Per build: CPU and wall median, minimum, spread; per pair: paired ratios."""
+    for build, runs in times.items():
+        for key in ("cpu", "wall"):
+            print(f"  {build:9s} {key:4s} {spread([r[key] for r in runs])}  "
+                  f"events {runs[0]['events']}")
+    for a, b in (("none", "baseline"), ("acme", "none"), ("acme", "baseline")):
+        for key in ("cpu", "wall"):
+            ratios = [x[key] / y[key] for x, y in zip(times[a], times[b], strict=True)]
+            ratio_min = min(r[key] for r in times[a]) / min(r[key] for r in times[b])
+            print(f"  {a}/{b} {key:4s}: paired median {statistics.median(ratios):.3f} "
+                  f"(range {min(ratios):.3f}-{max(ratios):.3f}), ratio of minima "
+                  f"{ratio_min:.3f}")
+
+
+def counting(days: float) -> None:
+    """Profile one in-process run of each replay and power model; print calls and shares."""
+    import cProfile
+    import pstats
 
     from acmesim.run import simulate
     from acmesim.synth import generate_trace
 
     jobs = generate_trace(profile="seren", days=days, seed=1)
     for scenario in ("plain", "faults"):
-        runs: dict[str, list[tuple[float, float]]] = {"none": [], "acme": []}
-        for _ in range(rounds):
-            for power in runs:
-                faults = ({"failure": "acme", "checkpoint": "young", "recovery": "automatic"}
-                          if scenario == "faults" else {})
-                began, cpu = time.perf_counter(), time.process_time()
-                simulate(jobs, "seren", "fifo", "consolidate", power=power, **faults)
-                runs[power].append((time.process_time() - cpu, time.perf_counter() - began))
-        for label, pick in (("min", min), ("median", statistics.median)):
-            cpu = {p: pick(r[0] for r in rs) for p, rs in runs.items()}
-            wall = {p: pick(r[1] for r in rs) for p, rs in runs.items()}
-            print(f"{scenario} {label}: none cpu {cpu['none']:.2f} s wall {wall['none']:.2f} s; "
-                  f"acme cpu {cpu['acme']:.2f} s wall {wall['acme']:.2f} s; acme/none cpu "
-                  f"{cpu['acme'] / cpu['none']:.3f} wall {wall['acme'] / wall['none']:.3f}")
+        calls = {}
+        for power in ("none", "acme"):
+            profile = cProfile.Profile()
+            profile.enable()
+            simulate(jobs, "seren", "fifo", "consolidate", power=power,
+                     **(FAULTS if scenario == "faults" else {}))
+            profile.disable()
+            stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+            calls[power] = sum(entry[1] for entry in stats.values())
+            power_calls = sum(entry[1] for (path, _, _), entry in stats.items()
+                              if any(p in path for p in POWER_CODE))
+            total = pstats.Stats(profile).total_tt  # type: ignore[attr-defined]
+            inside = _power_time(stats)
+            print(f"{scenario} power={power}: {calls[power]:,} calls, {power_calls:,} in the "
+                  f"power extension ({power_calls / calls[power]:.2%}); profiled time "
+                  f"{total:.2f} s, {inside / total:.2%} inside its hooks and tables")
+        print(f"{scenario}: acme/none calls {calls['acme'] / calls['none']:.4f}")
+
+
+def _power_time(stats: dict) -> float:
+    """Profiled seconds inside the power extension: the cumulative time of its functions over
+    the calls from outside it (so nothing is counted twice)."""
+    inside = 0.0
+    for (path, _, _), (_, _, _, _, callers) in stats.items():
+        if any(p in path for p in POWER_CODE):
+            inside += sum(entry[3] for caller, entry in callers.items()
+                          if not any(p in caller[0] for p in POWER_CODE))
+    return inside
 
 
 def main() -> None:
-    """Generate the trace, time every build in interleaved rounds, print medians and ratios."""
+    """Time the builds (default) or count the power extension's work (``--count``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=30.0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", default="main")
-    parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--count", action="store_true")
     args = parser.parse_args()
-    if args.in_process:
-        in_process(args.days, args.rounds)
-        return
-    from acmesim.synth import generate_trace
-
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        trace = folder / "trace.pkl"
-        generate_trace(profile="seren", days=args.days, seed=1).to_pickle(trace)
-        base = export(args.baseline, folder / "baseline")
-        builds = {"baseline": ("-", base), "none": ("none", None), "acme": ("acme", None)}
-        for scenario in ("plain", "faults"):
-            times: dict[str, list[dict]] = {b: [] for b in builds}
-            for _ in range(args.rounds):
-                for build, (power, path) in builds.items():
-                    times[build].append(measure(trace, scenario, power, path))
-            report(scenario, args, times)
-
-
-def report(scenario: str, args, times: dict[str, list[dict]]) -> None:
-    """Median and minimum wall/CPU per build, and their ratios to the baseline and to none.
-
-    On a shared machine the minimum is the least disturbed of the rounds.
-    """
-    events = {b: rs[0]["events"] for b, rs in times.items()}
-    print(f"{scenario}: {args.days:g} days of synthetic Seren, {args.rounds} rounds, "
-          f"baseline={args.baseline} (module {times['baseline'][0]['module']})")
-    for label, pick in (("median", statistics.median), ("min", min)):
-        stat = {b: {k: pick(r[k] for r in rs) for k in ("wall", "cpu")}
-                for b, rs in times.items()}
-        for build, m in stat.items():
-            print(f"  {label:6s} {build:9s} wall {m['wall']:7.2f} s  cpu {m['cpu']:7.2f} s  "
-                  f"events {events[build]}")
-        for a, b in (("none", "baseline"), ("acme", "none"), ("acme", "baseline")):
-            print(f"  {label:6s} {a}/{b}: wall {stat[a]['wall'] / stat[b]['wall']:.3f}  "
-                  f"cpu {stat[a]['cpu'] / stat[b]['cpu']:.3f}")
+    if args.count:
+        counting(args.days)
+    else:
+        timing(args.days, args.rounds, args.baseline)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,27 @@
-"""The per-GPU power distribution of a replay against the published Seren measurements.
+"""The per-GPU and per-server power distributions of a replay against the published Seren ones.
 
 The published figures (acme_facts.md §6 "Power and temperature", R-PKL, August 2023) are CDFs
-of 15-second samples of every GPU's draw and of every server's. A replay's equivalent is the
+of 15-second samples of every GPU's draw and of every GPU server's. A replay's equivalent is the
 time-weighted distribution of each GPU's draw over a steady window: idle GPUs at ``idle_w``,
-waiting ones at ``waiting_w``, each computing job's GPUs at its ``running_w``. The window skips
-the first 14 days (the longest Seren job, §2.1, so the cluster has filled) and ends with the
-submissions (the drain after them is not a steady state).
+each computing job's GPUs at its ``running_w``; and of each server's wall draw (its GPUs' draws
+plus ``node_w``, over ``efficiency``). The window skips the first 14 days (the longest Seren
+job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them is
+not a steady state).
 
-``python -m calibration.energy [--days 60] [--seed 1] [--fit]`` replays the synthetic
-Seren trace as ``trace=synthetic`` gives it (with per-type ``gpu_util``, recorded starts, no
-failures) and prints target against simulated; ``--fit``
-searches the ``acme`` intensity distribution for the two fitted targets first.
+The replay is measured **as replayed**: its own idle GPUs at its own load. The fit uses the
+per-GPU median, p75 and p90 (the ``acme`` intensity distribution) and the GPU-server mean (the
+servers' other draw, ``other_w``, in closed form); the idle share, the server breakdown (GPUs
+about 2/3) and the GPU-server median, p90 and maximum are left to check.
+
+``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--fit] [--sensitivity]`` replays
+the synthetic Seren trace of each seed as ``trace=synthetic`` gives it (with per-type
+``gpu_util``, recorded starts, no failures) and prints target against simulated for each
+replay and for their pool (the seeds' servers side by side: the load of the synthetic trace
+moves from seed to seed, and the median with it); ``--fit`` first searches the fitted
+parameters on the first seed's replay (the others are held out to check the fit);
+``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter moves
+(the replay's schedule does not depend on the power model, so every variant is evaluated on
+the same replay).
 """
 
 from __future__ import annotations
@@ -36,8 +47,13 @@ IDLE_THRESHOLD_W = 70.0
 """The published idle share counts samples at or below 70 W (acme_facts.md §6)."""
 
 PUBLISHED_IDLE = 0.29
-"""Share of Seren GPUs idle in the power window: 28-30% of samples <= 70 W, "about 30% of GPUs
-are idle" (acme_facts.md §6)."""
+"""Share of Seren GPU samples <= 70 W: 28-30%, "about 30% of GPUs are idle" (acme_facts.md §6)."""
+
+SERVER_MEAN_W = 2930.0
+"""Seren GPU-server mean power (acme_facts.md §6, R-PKL)."""
+
+GPUS_PER_SERVER = 8
+"""A100 GPUs per Seren server (acme_facts.md §1)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,105 +69,154 @@ class Target:
 
 TARGETS: tuple[Target, ...] = (
     Target("gpu_power_median_w", 96.0, True, "Seren GPU power median (R-PKL)"),
-    Target("gpu_power_p90_w", 395.0, True, "Seren GPU power p90 (R-PKL)"),
-    Target("idle_share", 0.29, False, "28-30% of GPU samples <= 70 W (R-PKL)"),
     Target("gpu_power_p75_w", 291.0, True, "Seren GPU power p75 (R-PKL)"),
-    Target("server_power_mean_w", 2930.0, False, "Seren GPU-server mean power (R-PKL)"),
+    Target("gpu_power_p90_w", 395.0, True, "Seren GPU power p90 (R-PKL)"),
+    Target("server_power_mean_w", SERVER_MEAN_W, True, "Seren GPU-server mean (R-PKL)"),
+    Target("idle_share", PUBLISHED_IDLE, False, "28-30% of GPU samples <= 70 W (R-PKL)"),
+    Target("server_gpu_share", 2 / 3, False, "GPUs about 2/3 of a GPU server (Fig. 9)"),
+    Target("server_power_median_w", 2520.0, False, "Seren GPU-server median (R-PKL)"),
+    Target("server_power_p90_w", 4851.0, False, "Seren GPU-server p90 (R-PKL)"),
+    Target("server_power_max_w", 6554.0, False, "Seren GPU-server maximum (R-PKL)"),
 )
-"""The calibration criteria (acme_facts.md §6): the fit uses the three quantiles (at the
-published load), the others are checks."""
+"""The calibration criteria (acme_facts.md §6): four fitted, five checks."""
+
+FITTED = ("intensity_low_share", "intensity_mean", "intensity_concentration", "other_w")
+"""The ``acme`` options the fit sets."""
 
 
-def power_samples(result: SimulationResult, model: Any, start: float, end: float
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(draw in W, GPU-seconds) of every GPU state in ``[start, end)`` of a failure-free replay.
+@dataclasses.dataclass
+class Samples:
+    """A replay's steady window, as the power distributions need it (GPU jobs only)."""
+
+    util: np.ndarray
+    """Each job's GPU utilization (the replay's, jobs-table order)."""
+    held: np.ndarray
+    """Each job's GPU-seconds inside the window."""
+    nodes: pd.DataFrame
+    """One row per (job, server) it ran on: ``job`` (row), ``node`` (index), ``gpus``, ``lo``,
+    ``hi`` (its time on that server, clipped to the window)."""
+    servers: int
+    start: float
+    end: float
+    seeds: tuple[tuple[int, int], ...]
+    """(seed, jobs) of each replay pooled here, in order: the run's ``power.factor`` stream."""
+
+    @property
+    def total(self) -> float:
+        """GPU-seconds of the whole cluster in the window."""
+        return self.servers * GPUS_PER_SERVER * (self.end - self.start)
+
+
+def samples(result: SimulationResult, start: float, end: float) -> Samples:
+    """The window ``[start, end)`` of a failure-free replay run with a power model.
 
     Each job computes over ``[start_time, end_time)`` (one running interval: no failures, no
-    checkpoints); the cluster's other GPU-seconds are idle.
+    checkpoints) on the servers of its ``nodes`` column; the cluster's other GPU-seconds are
+    idle.
     """
+    if result.job_power is None:
+        raise ValueError("the replay ran without a power model (power=none)")
     jobs = result.jobs
     gpu = (jobs["pool"] == "gpu").to_numpy()
     lo = np.clip(jobs["start_time"].to_numpy(dtype=float), start, end)
     hi = np.clip(jobs["end_time"].to_numpy(dtype=float), start, end)
-    held = (hi - lo) * jobs["gpu_num"].to_numpy(dtype=float)
-    held = np.where(gpu, held, 0.0)
-    total = result.summary["cluster_gpus"] * (end - start)
-    job_power = _job_power(result)
-    draws = np.concatenate(([model.idle_w], job_power["running_w"].to_numpy()))
-    weights = np.concatenate(([total - held.sum()], held))
-    return draws, weights
+    gpus = jobs["gpu_num"].to_numpy(dtype=float)
+    held = np.where(gpu, (hi - lo) * gpus, 0.0)
+    lists = jobs["nodes"].astype(str).str.split(";")
+    per_node = gpus / lists.str.len().to_numpy()
+    frame = pd.DataFrame({"job": np.arange(len(jobs)), "node": lists, "gpus": per_node,
+                          "lo": lo, "hi": hi})[gpu & (hi > lo)].explode("node")
+    frame["node"] = frame["node"].str.slice(1).astype(int)
+    servers = int(result.summary["cluster_gpus"]) // GPUS_PER_SERVER
+    seed = int(result.config.seed) if result.config is not None else 1
+    return Samples(result.job_power["gpu_util"].to_numpy(dtype=float), held,
+                   frame.reset_index(drop=True), servers, start, end, ((seed, len(jobs)),))
 
 
-def _job_power(result: SimulationResult) -> pd.DataFrame:
-    """The replay's per-job power table (it must have run with a power model)."""
-    if result.job_power is None:
-        raise ValueError("the replay ran without a power model (power=none)")
-    return result.job_power
+def pooled(parts: list[Samples]) -> Samples:
+    """Several replays' windows (same span) as one: their servers side by side."""
+    nodes, offset, rows = [], 0, 0
+    for part in parts:
+        nodes.append(part.nodes.assign(node=part.nodes["node"] + offset,
+                                       job=part.nodes["job"] + rows))
+        offset += part.servers
+        rows += len(part.util)
+    return Samples(np.concatenate([p.util for p in parts]),
+                   np.concatenate([p.held for p in parts]),
+                   pd.concat(nodes, ignore_index=True), offset, parts[0].start, parts[0].end,
+                   tuple(seed for p in parts for seed in p.seeds))
 
 
 def at_published_load(weights: np.ndarray, idle: float = PUBLISHED_IDLE) -> np.ndarray:
-    """``weights`` with the idle GPUs (entry 0) re-weighted to the share ``idle`` of the total.
-
-    The replay's load is the workload's (the synthetic Seren trace allocates about 60% of the
-    GPUs in steady state, like the trace's 59% six-month average, acme_facts.md §2.1), not the
-    power model's; the power window had about 71% allocated. Reweighting compares the model's
-    per-state draws at the published load.
-    """
+    """``weights`` with the idle GPUs (entry 0) re-weighted to the share ``idle`` of the total
+    (a diagnostic: the model's per-state draws at the published idle share)."""
     out = weights.astype(np.float64).copy()
-    busy = out[1:].sum()
-    out[0] = busy * idle / (1.0 - idle)
+    out[0] = out[1:].sum() * idle / (1.0 - idle)
     return out
 
 
-def measure(result: SimulationResult, model: Any, start: float, end: float,
-            published_load: bool = False) -> dict[str, float]:
-    """The simulated value of every target over ``[start, end)`` (optionally at the published
-    load: idle share fixed to ``PUBLISHED_IDLE``)."""
-    draws, weights = power_samples(result, model, start, end)
+def server_distribution(s: Samples, run_w: np.ndarray, model: Any
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(wall draw in W, seconds) of every server-state segment in the window.
+
+    A server draws ``(8 x idle_w + sum over its jobs of gpus x (running_w - idle_w) + node_w) /
+    efficiency``; its draw steps as jobs start and end on it.
+    """
+    n = s.nodes
+    step = n["gpus"].to_numpy() * (run_w[n["job"].to_numpy()] - model.idle_w)
+    every = np.arange(s.servers)
+    node = np.concatenate((n["node"].to_numpy(), n["node"].to_numpy(), every, every))
+    time = np.concatenate((n["lo"].to_numpy(), n["hi"].to_numpy(),
+                           np.full(s.servers, s.start), np.full(s.servers, s.end)))
+    delta = np.concatenate((step, -step, np.zeros(2 * s.servers)))
+    order = np.lexsort((time, node))
+    node, time, delta = node[order], time[order], delta[order]
+    level = np.cumsum(delta)  # each server's steps sum to zero, so the sum restarts per server
+    same = node[1:] == node[:-1]
+    seconds = np.where(same, np.diff(time), 0.0)
+    gpus_w = GPUS_PER_SERVER * model.idle_w + level[:-1]
+    return (gpus_w + model.node_w) / model.efficiency, seconds
+
+
+def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
+            published_load: bool = False, servers: bool = True) -> dict[str, float]:
+    """The simulated value of every target (``run_w``: each job's draw, default the model's for
+    the replay's utilizations; ``published_load``: idle GPUs re-weighted to the published idle
+    share, a diagnostic; ``servers``: also the per-server distribution)."""
+    if run_w is None:
+        run_w = model_draws(model, s)
+    draws = np.concatenate(([model.idle_w], run_w))
+    weights = np.concatenate(([s.total - s.held.sum()], s.held))
     if published_load:
         weights = at_published_load(weights)
     gpu_mean = float(np.dot(draws, weights) / weights.sum())
-    server = (8 * gpu_mean + model.node_w) / model.efficiency
-    return {
+    server_mean = (GPUS_PER_SERVER * gpu_mean + model.node_w) / model.efficiency
+    low = draws <= IDLE_THRESHOLD_W
+    out = {
         "gpu_power_median_w": weighted_quantile(draws, weights, 0.5),
-        "gpu_power_p90_w": weighted_quantile(draws, weights, 0.9),
         "gpu_power_p75_w": weighted_quantile(draws, weights, 0.75),
-        "idle_share": float(weights[draws <= IDLE_THRESHOLD_W].sum() / weights.sum()),
-        "server_power_mean_w": server,
-    }
-
-
-def population(model: Any, n: int, seed: int, idle: float = PUBLISHED_IDLE) -> dict[str, float]:
-    """The targets for ``n`` equally weighted jobs drawn from the model's distributions.
-
-    What the model gives in expectation, mixed with idle GPUs at the published share: a replay
-    weights jobs by their GPU time, and a few pretraining jobs hold most of it, so a short
-    replay's quantiles scatter around these.
-    """
-    from acmesim.trace.gpu_util import ACME_UTIL
-    from acmesim.trace.targets import SEREN
-
-    streams = RngStreams(seed)
-    # per-type utilization as trace=synthetic gives it, types in their published shares of
-    # Seren's GPU time (acme_facts.md §2.2)
-    shares = SEREN.type_gpu_time_share
-    total = sum(shares.values())
-    util = np.concatenate([ACME_UTIL[t].draw(streams.fresh(f"gpu_util/{t}"),
-                                             round(n * share / total))
-                           for t, share in shares.items()])
-    n = len(util)
-    draws = np.concatenate(([model.idle_w],
-                            model.running_w(util, model.draw_factor(streams.fresh("power.factor"),
-                                                                    n))))
-    weights = at_published_load(np.concatenate(([0.0], np.ones(n))), idle)
-    gpu_mean = float(np.dot(draws, weights) / weights.sum())
-    return {
-        "gpu_power_median_w": weighted_quantile(draws, weights, 0.5),
         "gpu_power_p90_w": weighted_quantile(draws, weights, 0.9),
-        "gpu_power_p75_w": weighted_quantile(draws, weights, 0.75),
-        "idle_share": float(weights[draws <= IDLE_THRESHOLD_W].sum() / weights.sum()),
-        "server_power_mean_w": (8 * gpu_mean + model.node_w) / model.efficiency,
+        "server_power_mean_w": server_mean,
+        "idle_share": float(weights[low].sum() / weights.sum()),
+        "server_gpu_share": GPUS_PER_SERVER * gpu_mean / server_mean,
+        "gpu_power_mean_w": gpu_mean,
+        "unallocated_share": float(weights[0] / weights.sum()),
+        "allocated_low_share": float(weights[1:][low[1:]].sum() / weights.sum()),
     }
+    if servers and not published_load:
+        wall, seconds = server_distribution(s, run_w, model)
+        out["server_power_median_w"] = weighted_quantile(wall, seconds, 0.5)
+        out["server_power_p90_w"] = weighted_quantile(wall, seconds, 0.9)
+        out["server_power_max_w"] = float(wall[seconds > 0].max())
+    return out
+
+
+def model_draws(model: Any, s: Samples) -> np.ndarray:
+    """Each job's computing draw under ``model``, with each run's ``power.factor`` draws."""
+    factors = [model.draw_factor(RngStreams(seed).fresh("power.factor"), n)
+               for seed, n in s.seeds]
+    factor = None if factors[0] is None else np.concatenate(factors)
+    return np.asarray(model.running_w(s.util, factor), dtype=np.float64)
 
 
 def replay(days: float, seed: int, power: str = "acme",
@@ -170,6 +235,8 @@ def table(measured: dict[str, float]) -> pd.DataFrame:
     """Target against simulated, relative error, whether fitted, whether within tolerance."""
     rows = []
     for t in TARGETS:
+        if t.name not in measured:
+            continue
         value = measured[t.name]
         error = value / t.value - 1.0
         rows.append({"criterion": t.name, "target": t.value, "simulated": value,
@@ -178,48 +245,104 @@ def table(measured: dict[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fit(days: float, seed: int) -> dict[str, float]:
-    """Grid-search the ``acme`` intensity (low share, mean, concentration) on the fitted
-    targets, measured at the published load."""
-    result, model = replay(days, seed)
-    start, end = WARMUP, days * DAY
-    job_power = _job_power(result)
-    util = job_power["gpu_util"].to_numpy()
+def fitted_other_w(model: Any, gpu_mean_w: float) -> float:
+    """The servers' other draw that makes the mean GPU server draw ``SERVER_MEAN_W`` (W)."""
+    return SERVER_MEAN_W * model.efficiency - GPUS_PER_SERVER * gpu_mean_w - model.config.cpu_w
+
+
+INTENSITY_GRID = (np.arange(0.0, 0.501, 0.025), np.arange(0.35, 0.751, 0.05),
+                  (2.0, 3.0, 5.0, 8.0))
+"""Searched intensity low share, mean and concentration."""
+
+
+def fit(s: Samples) -> dict[str, float]:
+    """Grid-search the intensity (low share, mean, concentration) on the three quantiles as
+    replayed, then set ``other_w`` to the server mean in closed form."""
+    quantiles = [t for t in TARGETS if t.fitted and t.name.startswith("gpu_power")]
     best: tuple[float, dict[str, float]] = (np.inf, {})
-    grid = itertools.product((0.2, 0.25, 0.3, 0.35, 0.4, 0.45), np.arange(0.3, 0.85, 0.05),
-                             (1.5, 2.0, 3.0, 5.0))
-    for low, mean, conc in grid:
-        options = {"intensity_low_share": low, "intensity_mean": round(float(mean), 3),
-                   "intensity_concentration": conc}
+    for low, mean, conc in itertools.product(*INTENSITY_GRID):
+        options = {"intensity_low_share": round(float(low), 3),
+                   "intensity_mean": round(float(mean), 3), "intensity_concentration": conc}
         candidate = POWERS.create("acme", options)
-        factor = candidate.draw_factor(RngStreams(seed).fresh("power.factor"), len(util))
-        job_power["running_w"] = candidate.running_w(util, factor)
-        measured = measure(result, candidate, start, end, published_load=True)
-        loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in TARGETS if t.fitted)
+        measured = measure(s, candidate, model_draws(candidate, s), servers=False)
+        loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in quantiles)
         if loss < best[0]:
             best = (loss, options)
-    return best[1]
+    chosen = POWERS.create("acme", best[1])
+    gpu_mean = measure(s, chosen, model_draws(chosen, s), servers=False)["gpu_power_mean_w"]
+    return {**best[1], "other_w": round(fitted_other_w(chosen, gpu_mean))}
+
+
+SENSITIVITY = {
+    "active_w": (70.0, 90.0),
+    "low_intensity_max": (0.025, 0.1),
+    "intensity_low_share": (-0.05, +0.05),
+    "intensity_mean": (-0.05, +0.05),
+    "intensity_concentration": (0.5, 2.0),
+    "other_w": (0.8, 1.2),
+    "efficiency": (0.88, 0.93),
+}
+"""Each parameter's variants: absolute values (``active_w``, ``low_intensity_max``,
+``efficiency``), additive steps (the share and the mean) or factors (the others)."""
+
+ADDITIVE = ("intensity_low_share", "intensity_mean")
+ABSOLUTE = ("active_w", "low_intensity_max", "efficiency")
+
+
+def sensitivity(s: Samples, options: dict[str, Any]) -> pd.DataFrame:
+    """Every criterion for the model ``options`` and for each one-parameter variant of it."""
+    base = POWERS.create("acme", options).config
+    rows = [{"parameter": "(as fitted)", "value": "", **_criteria(s, options)}]
+    for name, steps in SENSITIVITY.items():
+        for step in steps:
+            current = getattr(base, name)
+            value = (step if name in ABSOLUTE else current + step if name in ADDITIVE
+                     else current * step)
+            rows.append({"parameter": name, "value": f"{value:g}",
+                         **_criteria(s, {**options, name: value})})
+    return pd.DataFrame(rows)
+
+
+def _criteria(s: Samples, options: dict[str, Any]) -> dict[str, float]:
+    """The criteria of one model variant (the mean GPU draw too)."""
+    model = POWERS.create("acme", options)
+    measured = measure(s, model, model_draws(model, s))
+    keep = [t.name for t in TARGETS] + ["gpu_power_mean_w"]
+    return {k: measured[k] for k in keep}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the calibration table (after a fit with ``--fit``)."""
+    """Print the calibration table of each replay and of their pool (after a fit on the first
+    seed's replay with ``--fit``; the others are held out; sensitivity on request)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=60.0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--sensitivity", action="store_true")
     args = parser.parse_args(argv)
-    options = fit(args.days, args.seed) if args.fit else {}
+    parts = [samples(replay(args.days, seed)[0], WARMUP, args.days * DAY)
+             for seed in args.seeds]
+    pool = pooled(parts)
+    options: dict[str, Any] = fit(parts[0]) if args.fit else {}
     if options:
         print(f"fitted: {options}")
-    result, model = replay(args.days, args.seed, "acme", options)
-    with pd.option_context("display.width", 160, "display.max_colwidth", 60):
-        for label, load in (("as replayed", False), ("at the published load", True)):
-            measured = measure(result, model, WARMUP, args.days * DAY, published_load=load)
-            print(f"{label}:")
-            print(table(measured).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        print("population (200,000 jobs, equal weights, at the published load):")
-        print(table(population(model, 200_000, args.seed)).to_string(
-            index=False, float_format=lambda v: f"{v:.3f}"))
+    model = POWERS.create("acme", options)
+    fmt = {"float_format": lambda v: f"{v:.3f}", "index": False}
+    views = [(f"seed {seed}", part) for seed, part in zip(args.seeds, parts, strict=True)]
+    if len(parts) > 1:
+        views.append((f"seeds {' '.join(map(str, args.seeds))} pooled", pool))
+    with pd.option_context("display.width", 200, "display.max_colwidth", 50):
+        for label, part in views:
+            measured = measure(part, model)
+            print(f"as replayed, {label} ({args.days:g} days, days 14-{args.days:g}):")
+            print(table(measured).to_string(**fmt))
+            print("  mean GPU draw {gpu_power_mean_w:.1f} W; samples <= 70 W: unallocated "
+                  "{unallocated_share:.3f} + held {allocated_low_share:.3f}".format(**measured))
+        print("diagnostic, the pool with its idle GPUs re-weighted to the published 29%:")
+        print(table(measure(pool, model, published_load=True)).to_string(**fmt))
+        if args.sensitivity:
+            print(f"sensitivity, seed {args.seeds[0]} (one parameter at a time):")
+            print(sensitivity(parts[0], options).to_string(**fmt))
     return 0
 
 

@@ -8,8 +8,9 @@ An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
   running jobs as it sums their GPUs, and records the sum in the same utilization step curve as
   ``busy_gpus`` (``StepRecorder.busy_load``). Power follows exactly the steps utilization does.
 - **when a held GPU waits instead of computing**: as the engine closes a running interval, the
-  interval's restart overhead (its first ``overhead`` seconds: failure detection on the job's
-  own nodes, restart, checkpoint restore) and its checkpoint stalls (``CheckpointPace``) are
+  interval's overhead (its first ``overhead`` seconds: the start-up latency of a first start;
+  failure detection on the job's own nodes, restart, checkpoint restore) and its checkpoint
+  stalls (``CheckpointPace``) are
   added per utilization interval (GPU-seconds waiting, and the draw they did not spend
   computing) and per job (restart and stall seconds).
 
@@ -84,6 +85,9 @@ class PowerAccounting(Extension):
         """Per job: seconds of restart overhead over its intervals (lists: cheap to update)."""
         self.failure_restart_s = [0.0] * n
         """Per job: the part of ``restart_s`` that followed failure stops."""
+        self.startup_s = [0.0] * n
+        """Per job: the part of ``restart_s`` that was start-up latency (held GPUs the jobs
+        table's ``run_time`` leaves out)."""
         self.stall_s = [0.0] * n
         """Per job: seconds of checkpoint stalls."""
         self.seen_stall = [0.0] * n
@@ -114,7 +118,16 @@ class PowerAccounting(Extension):
             self.restart_s[i] += restart
             if job.stop_cause == "failure":
                 self.failure_restart_s[i] += restart
-            self._add_span(start, start + restart, gpus, saving)
+            elif job.restarts == 0:  # the first interval: its overhead is start-up latency
+                startup = job.start_time - start
+                self.startup_s[i] += startup if startup < restart else restart
+            k = math.floor(start / self.interval)
+            if start + restart <= (k + 1) * self.interval and k < len(self.wait_gpu_s):
+                gpu_s = restart * gpus  # the common case, inline: one utilization interval
+                self.wait_gpu_s[k] += gpu_s
+                self.wait_saving[k] += gpu_s * saving
+            else:
+                self._add_span(start, start + restart, gpus, saving)
         if stalled > 0:
             self.seen_stall[i] = job.checkpoint_overhead
             self.stall_s[i] += stalled
@@ -153,7 +166,8 @@ class PowerAccounting(Extension):
         if gpu_s <= 0:
             return
         grow = k + 1 - len(self.wait_gpu_s)
-        if grow > 0:
+        if grow > 0:  # at least doubled, so growing is rare (the tables pad or cut to size)
+            grow = max(grow, len(self.wait_gpu_s))
             self.wait_gpu_s.extend([0.0] * grow)
             self.wait_saving.extend([0.0] * grow)
         self.wait_gpu_s[k] += gpu_s

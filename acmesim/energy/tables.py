@@ -128,9 +128,14 @@ def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: Sequence[float], sh
 
 def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,
                gpus_per_node: int) -> np.ndarray:
-    """Wall kWh of each job's GPUs over its running intervals (NaN for CPU-only jobs)."""
+    """Wall kWh of each job's GPUs over its running intervals (NaN for CPU-only jobs).
+
+    ``held`` is the jobs table's ``run_time``, which leaves out start-up latency; the GPUs are
+    held through it too (waiting), so it is added back.
+    """
     model = acc.model
     share = model.node_w / gpus_per_node
+    held = held + np.asarray(acc.startup_s)
     waiting_s = np.asarray(acc.restart_s) + np.asarray(acc.stall_s)
     running_s = held - waiting_s
     gpu_j = acc.gpu_num * (acc.run_w * running_s + model.waiting_w * waiting_s)
