@@ -49,7 +49,7 @@ class TraceColumns:
     state: np.ndarray
     submit_ns: np.ndarray
     start_ns: np.ndarray
-    run_time: np.ndarray
+    recorded_run_time: np.ndarray
     gpu_num: np.ndarray
 
 
@@ -60,7 +60,7 @@ def read_columns(jobs: pd.DataFrame) -> TraceColumns:
     return TraceColumns(
         job_id=texts(frame, "job_id"), user=texts(frame, "user"), state=texts(frame, "state"),
         submit_ns=times_ns(frame, "submit_time"), start_ns=times_ns(frame, "start_time"),
-        run_time=floats(frame, "run_time"), gpu_num=ints(frame, "gpu_num"),
+        recorded_run_time=floats(frame, "run_time"), gpu_num=ints(frame, "gpu_num"),
     )
 
 

@@ -3,7 +3,8 @@
 A job's field is one of three origins:
 
 - ``recorded``: read from the normalized job table (the trace); read-only on the engine's job,
-  whatever the extensions model (an oracle predicting from ``run_time`` sees the trace's value);
+  whatever the extensions model (an oracle predicting from ``recorded_run_time`` sees the
+  trace's value);
 - ``derived``: computed from recorded fields and the cluster when the table is prepared (the
   resource pool, the gang shape) or when ``jobs.csv`` is built (``queue_delay``, ``jct``);
   read-only too;
@@ -138,8 +139,8 @@ FIELDS: tuple[JobField, ...] = (
           output="jct"),
     _recorded("recorded_start", "float", S, "start time recorded in the trace",
               column="time", input="start_time", table="start", output="recorded_start_time"),
-    _recorded("run_time", "float", S, "run time recorded in the trace (the job's work)",
-              column="seconds", output="recorded_run_time"),
+    _recorded("recorded_run_time", "float", S, "run time recorded in the trace (the job's "
+              "work)", column="seconds", input="run_time", output="recorded_run_time"),
     _recorded("queue_time", "float", S, "queueing delay recorded in the trace (its start_time - "
               "submit_time; empty when the trace has no queue_time column)",
               column="seconds", output="recorded_queue_delay", optional=True),
@@ -162,9 +163,9 @@ FIELDS: tuple[JobField, ...] = (
     field("recovery_wait", "modeled", "float", S, "time from each failure interruption until "
           "the job's restart began (the recovery policy's wait, then any wait for nodes)",
           attr="recovery_wait", output="recovery_wait", recorder="recovery_wait"),
-    field("done_work", "modeled", "float", S, "work completed when the job ended (s at "
+    field("work_done", "modeled", "float", S, "work completed when the job ended (s at "
           "gpu_num): recorded_run_time, or less when a modeled job-level failure ended it "
-          "early", attr="done_work", output="work_done", recorder="work_done", view=True),
+          "early", attr="work_done", output="work_done", recorder="work_done", view=True),
     field("nodes", "modeled", "str", "-", "nodes of its final running interval, "
           "';'-separated (n0000... GPU nodes, c00... CPU nodes)", output="nodes"),
     field("energy_kwh", "modeled", "float", "kWh", "energy of the job's GPUs over all its "
@@ -182,8 +183,8 @@ FIELDS: tuple[JobField, ...] = (
     field("per_node", "derived", "int", "-", "GPUs (CPU threads for CPU-only jobs) taken on "
           "each of its nodes", table="per_node", attr="per_node", view=True),
     field("work", "modeled", "float", S, "the work the engine runs the job for (s at gpu_num): "
-          "run_time, or the time a modeled job-level failure ends it (never shown to "
-          "policies: the trace's run_time is what an oracle knows)", attr="work"),
+          "recorded_run_time, or the time a modeled job-level failure ends it (never shown "
+          "to policies: the trace's run time is what an oracle knows)", attr="work"),
     field("outcome", "modeled", "str", "-", "the state the job ends with when its work "
           "completes: trace_state, or what the failure model makes of it", attr="outcome"),
     field("failure_lost_gpu_time", "modeled", "float", GPU_S, "the part of lost_gpu_time "

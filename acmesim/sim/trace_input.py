@@ -45,7 +45,7 @@ class JobTable:
     pool: list[str]
     submit: Sequence[float]
     start: Sequence[float]
-    run_time: Sequence[float]
+    recorded_run_time: Sequence[float]
     gpu_num: Sequence[int]
     node_num: Sequence[int]
     cpu_num: Sequence[int]
@@ -72,13 +72,14 @@ class JobTable:
         """Time from the trace start to the last recorded end of a simulated job (s)."""
         if not len(self.submit):
             return 0.0
-        ends = np.asarray(self.start, dtype=float) + np.asarray(self.run_time, dtype=float)
+        ends = np.asarray(self.start, dtype=float) + np.asarray(self.recorded_run_time, dtype=float)
         return float(max(ends.max(), np.asarray(self.submit, dtype=float).max()))
 
     @property
     def trace_gpu_time(self) -> float:
-        """Recorded GPU-seconds of the simulated jobs (sum of run_time x gpu_num)."""
-        return float(np.dot(np.asarray(self.run_time), np.asarray(self.gpu_num, dtype=float)))
+        """Recorded GPU-seconds of the simulated jobs (sum of recorded_run_time x gpu_num)."""
+        return float(np.dot(np.asarray(self.recorded_run_time),
+                            np.asarray(self.gpu_num, dtype=float)))
 
 
 PLAIN_FIELDS: tuple[JobField, ...] = tuple(
@@ -159,7 +160,7 @@ def prepare_jobs(
         pool=np.asarray(["gpu", "cpu"], dtype=object)[is_cpu[rows].astype(np.intp)].tolist(),
         submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
         start=_floats((start_ns[rows] - origin_ns) / 1e9),
-        run_time=_floats(run_time[rows]),
+        recorded_run_time=_floats(run_time[rows]),
         gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
         nodes_needed=_ints(needed[rows]), per_node=_ints(per_node[rows]),
         input_jobs=len(frame),
