@@ -327,5 +327,8 @@ def ints(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 
 def texts(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A text column as an object array of ``str``."""
-    return frame[column].astype(str).to_numpy(dtype=object)
+    """A text column as an object array of ``str`` (converted only when not held as text)."""
+    series = frame[column]
+    if not pd.api.types.is_string_dtype(series.dtype) or series.dtype == object:
+        series = series.astype(str)
+    return series.to_numpy(dtype=object)
