@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class JobInfo(Protocol):
     """What a policy may read about one job (static trace fields and engine progress).
 
-    Times are seconds since the trace start; ``run_time`` is the trace's recorded run time at
+    Times are seconds since the trace start; ``recorded_run_time`` is the trace's run time at
     the recorded GPU count (an oracle: real schedulers would only have an estimate), whatever a
     failure model makes of the job. The trace's and the outcome's fields are those declared
     with ``view=True`` in ``acmesim.jobs.fields`` (``tests/jobs`` checks both agree); the rest
@@ -69,7 +69,7 @@ class JobInfo(Protocol):
     def recorded_start(self) -> float:
         """Start time recorded in the trace (s since trace start)."""
     @property
-    def run_time(self) -> float:
+    def recorded_run_time(self) -> float:
         """Recorded run time (s): the job's work at its recorded GPU count."""
     @property
     def queue_time(self) -> float:
@@ -114,7 +114,7 @@ class JobInfo(Protocol):
     def attained_closed(self) -> float:
         """GPU-seconds held in finished running intervals (see ``SchedulerView``)."""
     @property
-    def done_work(self) -> float:
+    def work_done(self) -> float:
         """Work saved as of the last start or requeue (s at gpu_num)."""
     @property
     def overhead(self) -> float:
@@ -327,7 +327,7 @@ class SchedulerView:
 
     def progress(self, job: JobInfo) -> float:
         """Work done (s at gpu_num) as of now, counting the current interval past its overhead."""
-        done = job.done_work
+        done = job.work_done
         if job.status == "running":
             done += max(0.0, self._clock() - job.last_start - job.overhead)
         return done

@@ -138,7 +138,7 @@ class PowerAccounting(Extension):
         """Spread the interval's ``total`` stall seconds (computing from ``begin`` to ``end``)
         over the utilization intervals it spans: exact stalls before each interval edge."""
         pace: Any = job.pace  # a CheckpointPace (set on arrival by the fault extension)
-        done, work = job.done_work, job.work
+        done, work = job.work_done, job.work
         step = self.interval
         k = math.floor(begin / step)
         before = 0.0

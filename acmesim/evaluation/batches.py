@@ -17,14 +17,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from acmesim.core.errors import TraceError
-from acmesim.sim.trace_input import SOURCE, _int_column, _run_times, _seconds_ns
+from acmesim.jobs.table import floats, ints, texts, times_ns, validated
 
 EVAL_TYPE = "Eval"
 """The job type of evaluation jobs (acmesim.trace.schema.JOB_TYPES)."""
 
-NEEDED_COLUMNS = ("job_id", "user", "type", "state", "submit_time", "start_time", "run_time",
-                  "gpu_num")
 NS_PER_S = 1_000_000_000
 
 
@@ -52,25 +49,18 @@ class TraceColumns:
     state: np.ndarray
     submit_ns: np.ndarray
     start_ns: np.ndarray
-    run_time: np.ndarray
+    recorded_run_time: np.ndarray
     gpu_num: np.ndarray
 
 
 def read_columns(jobs: pd.DataFrame) -> TraceColumns:
-    """Validate and extract the columns grouping needs (errors name row, job, column, value)."""
-    missing = [c for c in NEEDED_COLUMNS if c not in jobs.columns]
-    if missing:
-        raise TraceError(SOURCE, f"missing column(s) {', '.join(missing)}",
-                         expected="the normalized job table (acmesim.trace.schema)")
-    frame = jobs.reset_index(drop=True)
+    """The columns grouping needs, of the table validated once (``acmesim.jobs.table``: errors
+    name row, job, column and value)."""
+    frame = validated(jobs)
     return TraceColumns(
-        job_id=frame["job_id"].astype(str).to_numpy(dtype=object),
-        user=frame["user"].astype(str).to_numpy(dtype=object),
-        state=frame["state"].astype(str).to_numpy(dtype=object),
-        submit_ns=_seconds_ns(frame, "submit_time"),
-        start_ns=_seconds_ns(frame, "start_time"),
-        run_time=_run_times(frame),
-        gpu_num=_int_column(frame, "gpu_num"),
+        job_id=texts(frame, "job_id"), user=texts(frame, "user"), state=texts(frame, "state"),
+        submit_ns=times_ns(frame, "submit_time"), start_ns=times_ns(frame, "start_time"),
+        recorded_run_time=floats(frame, "run_time"), gpu_num=ints(frame, "gpu_num"),
     )
 
 

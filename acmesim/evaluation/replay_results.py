@@ -111,7 +111,8 @@ def _request_row(req: ReplayRequest, cols: TraceColumns, rows: list[_Trial],
     """One row of ``eval_requests.csv``."""
     members = list(req.batch.rows)
     submit_ns = int(cols.submit_ns[members].min())
-    recorded_end = max((cols.start_ns[r] - submit_ns) / 1e9 + cols.run_time[r] for r in members)
+    recorded_end = max((cols.start_ns[r] - submit_ns) / 1e9 + cols.recorded_run_time[r]
+                       for r in members)
     submit = next((t.submit for t in rows if not math.isnan(t.submit)), NAN)
     first_start = NAN if any(math.isnan(t.start) for t in rows) else min(t.start for t in rows)
     results_end = _nan_max(results)

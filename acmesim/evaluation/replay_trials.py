@@ -69,7 +69,7 @@ class ReplayRequest:
 def _jobs_of(batch: EvalBatch, cols: TraceColumns) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Job ids and recorded run times of the batch's trace jobs."""
     return (tuple(str(cols.job_id[r]) for r in batch.rows),
-            tuple(float(cols.run_time[r]) for r in batch.rows))
+            tuple(float(cols.recorded_run_time[r]) for r in batch.rows))
 
 
 def coupled_request(batch: EvalBatch, cols: TraceColumns) -> ReplayRequest:

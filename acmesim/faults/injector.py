@@ -204,7 +204,7 @@ class FaultInjector(Extension):
             allocation = tuple((node, job.per_node) for node in keep + spares)
             sim.relaunch(job, allocation, wait=plan.wait, overhead=overhead)
             row.spare_nodes_used += len(spares)
-        row.hit(job, job.gpu_num * (progress - job.done_work))
+        row.hit(job, job.gpu_num * (progress - job.work_done))
 
     def _check_cordon(self, fault: FailureEvent, plan: RecoveryPlan) -> None:
         """Refuse a plan whose cordon is not the one its policy applies for ``fault``."""
@@ -223,7 +223,7 @@ class FaultInjector(Extension):
         computing = sim.now - job.last_start - job.overhead
         if computing <= 0:
             return
-        work = job.pace.persisted(job.done_work, job.work, computing)
+        work = job.pace.persisted(job.work_done, job.work, computing)
         if work is not None:
             sim.record_checkpoint(job, work)
 

@@ -10,8 +10,9 @@ FAILED, TIMEOUT or NODE_FAIL runs its recorded work and completes, unless the mo
 with ``replay`` or ``both`` it ends where the trace says. When the model has job-level failures
 (``replace``/``both``), a GPU job whose failure comes before the end of its work ends ``FAILED``
 once its compute reaches that point: its modeled ``work`` becomes the failure time and its
-``outcome`` FAILED; the recorded ``run_time`` and ``trace_state`` stay what the trace says (what
-policies, e.g. the ``oracle`` predictor, read; ``recorded_run_time`` in ``jobs.csv``). Such
+``outcome`` FAILED; the recorded ``recorded_run_time`` and ``trace_state`` stay what the trace
+says (what policies, e.g. the ``oracle`` predictor, read; ``recorded_run_time`` in
+``jobs.csv``). Such
 failures are not recovered (``acmesim.policies.recovery.base``).
 """
 

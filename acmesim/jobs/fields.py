@@ -3,7 +3,8 @@
 A job's field is one of three origins:
 
 - ``recorded``: read from the normalized job table (the trace); read-only on the engine's job,
-  whatever the extensions model (an oracle predicting from ``run_time`` sees the trace's value);
+  whatever the extensions model (an oracle predicting from ``recorded_run_time`` sees the
+  trace's value);
 - ``derived``: computed from recorded fields and the cluster when the table is prepared (the
   resource pool, the gang shape) or when ``jobs.csv`` is built (``queue_delay``, ``jct``);
   read-only too;
@@ -26,6 +27,19 @@ from typing import Literal
 
 Kind = Literal["int", "float", "str"]
 Origin = Literal["recorded", "derived", "modeled"]
+ColumnKind = Literal["text", "time", "seconds", "count"]
+"""What a normalized-table column holds, which names the rules ``acmesim.jobs.table`` checks it
+by: ``text`` present; ``time`` a timezone-aware timestamp from 1970 to 2262; ``seconds`` a finite
+duration >= 0; ``count`` a whole number from 0 to ``acmesim.jobs.checks.COUNT_LIMIT``."""
+
+JOB_TYPES: tuple[str, ...] = ("Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other")
+"""Acme job types (Seren uses all six; Kalos Eval, Pretrain, Debug, Other and a few SFT)."""
+
+FINAL_STATES: tuple[str, ...] = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL")
+"""The five final states of the Acme release; TIMEOUT and NODE_FAIL count as failed."""
+
+FAILED_STATES: frozenset[str] = frozenset({"FAILED", "TIMEOUT", "NODE_FAIL"})
+"""States the paper counts as failed (AcmeTrace README)."""
 
 S, GPU_S = "s", "GPU-s"
 WALL = ("wall energy: the GPUs' draw plus their share of the servers' CPU, memory, NIC and "
@@ -43,7 +57,8 @@ class JobField:
     modeled field's value when the job ends; ``view`` says whether policies read it
     (``JobInfo``). ``meaning`` is the text of its ``jobs.csv`` column (or of the view). An
     ``optional`` input column may be absent from the table (its values are then NaN, or empty
-    text).
+    text). ``column`` is the kind of the input column (``ColumnKind``) and ``values`` the only
+    values it may hold (if any): the rules by which ``acmesim.jobs.table`` validates it.
     """
 
     name: str
@@ -58,6 +73,8 @@ class JobField:
     recorder: str | None = None
     view: bool = False
     optional: bool = False
+    column: ColumnKind | None = None
+    values: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:
@@ -68,37 +85,43 @@ class JobField:
 def field(name: str, origin: Origin, kind: Kind, unit: str, meaning: str, *,
           input: str | None = None, table: str | None = None, attr: str | None = None,
           output: str | None = None, recorder: str | None = None, view: bool = False,
-          optional: bool = False) -> JobField:
+          optional: bool = False, column: ColumnKind | None = None,
+          values: tuple[str, ...] = ()) -> JobField:
     """A ``JobField`` (keyword arguments after the five every field has)."""
     return JobField(name, origin, kind, unit, meaning, input=input, table=table, attr=attr,
-                    output=output, recorder=recorder, view=view, optional=optional)
+                    output=output, recorder=recorder, view=view, optional=optional,
+                    column=column, values=values)
 
 
-def _recorded(name: str, kind: Kind, unit: str, meaning: str, *, input: str | None = None,
-              table: str | None = None, output: str | None = None, view: bool = True,
-              optional: bool = False) -> JobField:
+def _recorded(name: str, kind: Kind, unit: str, meaning: str, *, column: ColumnKind,
+              input: str | None = None, table: str | None = None, output: str | None = None,
+              view: bool = True, optional: bool = False,
+              values: tuple[str, ...] = ()) -> JobField:
     """A field read from the job table onto the engine's job (same name unless told)."""
     return field(name, "recorded", kind, unit, meaning, input=input or name,
-                 table=table or name, attr=name, output=output, view=view, optional=optional)
+                 table=table or name, attr=name, output=output, view=view, optional=optional,
+                 column=column, values=values)
 
 
 FIELDS: tuple[JobField, ...] = (
     # --- jobs.csv columns, in file order -------------------------------------------------
-    _recorded("job_id", "str", "-", "the trace's job id", output="job_id"),
-    _recorded("user", "str", "-", "the trace's user id", output="user"),
+    _recorded("job_id", "str", "-", "the trace's job id", column="text", output="job_id"),
+    _recorded("user", "str", "-", "the trace's user id", column="text", output="user"),
     _recorded("type", "str", "-", "job type (Eval, Pretrain, SFT, MLLM, Debug, Other)",
-              output="type"),
+              column="text", output="type"),
     field("end_state", "modeled", "str", "-", "final state: the trace outcome (COMPLETED, "
           "CANCELLED, FAILED, TIMEOUT, NODE_FAIL), or the state a modeled failure ended the "
           "job with", attr="end_state", output="state", recorder="state"),
     field("pool", "derived", "str", "-", "resource pool the job ran in: gpu, or cpu for "
           "CPU-only jobs", table="pool", attr="pool", output="pool", view=True),
-    _recorded("gpu_num", "int", "GPUs", "GPUs requested (recorded)", output="gpu_num"),
-    _recorded("node_num", "int", "nodes", "nodes recorded in the trace", output="node_num"),
+    _recorded("gpu_num", "int", "GPUs", "GPUs requested (recorded)", column="count",
+              output="gpu_num"),
+    _recorded("node_num", "int", "nodes", "nodes recorded in the trace", column="count",
+              output="node_num"),
     _recorded("cpu_num", "int", "threads", "CPU threads requested (recorded)",
-              output="cpu_num"),
-    _recorded("submit_time", "float", S, "submission time", table="submit",
-              output="submit_time"),
+              column="count", output="cpu_num"),
+    _recorded("submit_time", "float", S, "submission time", column="time",
+              table="submit", output="submit_time"),
     field("start_time", "modeled", "float", S, "first start in the simulation: when the job "
           "began to run, after the cluster's start-up latency (scheduled mode; the GPUs are "
           "held from the scheduler's start)", attr="start_time", output="start_time",
@@ -115,12 +138,12 @@ FIELDS: tuple[JobField, ...] = (
     field("jct", "derived", "float", S, "job completion time: end_time - submit_time",
           output="jct"),
     _recorded("recorded_start", "float", S, "start time recorded in the trace",
-              input="start_time", table="start", output="recorded_start_time"),
-    _recorded("run_time", "float", S, "run time recorded in the trace (the job's work)",
-              output="recorded_run_time"),
+              column="time", input="start_time", table="start", output="recorded_start_time"),
+    _recorded("recorded_run_time", "float", S, "run time recorded in the trace (the job's "
+              "work)", column="seconds", input="run_time", output="recorded_run_time"),
     _recorded("queue_time", "float", S, "queueing delay recorded in the trace (its start_time - "
               "submit_time; empty when the trace has no queue_time column)",
-              output="recorded_queue_delay", optional=True),
+              column="seconds", output="recorded_queue_delay", optional=True),
     field("preemptions", "modeled", "int", "count", "times a scheduler preempted the job",
           attr="preemptions", output="preemptions", recorder="preemptions", view=True),
     field("failures", "modeled", "int", "count", "times a modeled infrastructure failure "
@@ -140,9 +163,9 @@ FIELDS: tuple[JobField, ...] = (
     field("recovery_wait", "modeled", "float", S, "time from each failure interruption until "
           "the job's restart began (the recovery policy's wait, then any wait for nodes)",
           attr="recovery_wait", output="recovery_wait", recorder="recovery_wait"),
-    field("done_work", "modeled", "float", S, "work completed when the job ended (s at "
+    field("work_done", "modeled", "float", S, "work completed when the job ended (s at "
           "gpu_num): recorded_run_time, or less when a modeled job-level failure ended it "
-          "early", attr="done_work", output="work_done", recorder="work_done", view=True),
+          "early", attr="work_done", output="work_done", recorder="work_done", view=True),
     field("nodes", "modeled", "str", "-", "nodes of its final running interval, "
           "';'-separated (n0000... GPU nodes, c00... CPU nodes)", output="nodes"),
     field("energy_kwh", "modeled", "float", "kWh", "energy of the job's GPUs over all its "
@@ -150,14 +173,18 @@ FIELDS: tuple[JobField, ...] = (
           f"stalls), {WALL}; empty for CPU-only jobs and with power=none", output="energy_kwh"),
     # --- the engine's job and the view, not in jobs.csv ------------------------------------
     _recorded("trace_state", "str", "-", "final state recorded in the trace (COMPLETED, "
-              "CANCELLED, FAILED, ...)", input="state", table="state"),
+              "CANCELLED, FAILED, ...)", column="text", values=FINAL_STATES, input="state",
+              table="state"),
+    field("recorded_end", "recorded", "float", S, "end time recorded in the trace (an optional "
+          "column of the table, checked against start_time + run_time; the engine does not "
+          "read it)", input="end_time", optional=True, column="time"),
     field("nodes_needed", "derived", "int", "nodes", "nodes the gang occupies (see "
           "acmesim.cluster.gang)", table="nodes_needed", attr="nodes_needed", view=True),
     field("per_node", "derived", "int", "-", "GPUs (CPU threads for CPU-only jobs) taken on "
           "each of its nodes", table="per_node", attr="per_node", view=True),
     field("work", "modeled", "float", S, "the work the engine runs the job for (s at gpu_num): "
-          "run_time, or the time a modeled job-level failure ends it (never shown to "
-          "policies: the trace's run_time is what an oracle knows)", attr="work"),
+          "recorded_run_time, or the time a modeled job-level failure ends it (never shown "
+          "to policies: the trace's run time is what an oracle knows)", attr="work"),
     field("outcome", "modeled", "str", "-", "the state the job ends with when its work "
           "completes: trace_state, or what the failure model makes of it", attr="outcome"),
     field("failure_lost_gpu_time", "modeled", "float", GPU_S, "the part of lost_gpu_time "
@@ -170,6 +197,9 @@ BY_NAME: dict[str, JobField] = {f.name: f for f in FIELDS}
 
 RECORDED: tuple[JobField, ...] = tuple(f for f in FIELDS if f.origin == "recorded")
 """Fields read from the trace (read-only on the engine's job)."""
+
+INPUT_FIELDS: tuple[JobField, ...] = tuple(f for f in FIELDS if f.input)
+"""Fields read from a normalized-table column (recorded), the rules of that column with them."""
 
 INPUT_COLUMNS: tuple[str, ...] = tuple(
     dict.fromkeys(f.input for f in FIELDS if f.input and not f.optional))

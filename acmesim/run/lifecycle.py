@@ -46,6 +46,7 @@ from acmesim.energy.extension import PowerExtension
 from acmesim.evaluation.modes import EVALS, EvalMode
 from acmesim.evaluation.scheduling import SCHEDULERS, split_legacy  # with the eval_* plug-ins
 from acmesim.faults import FaultInjector, fault_extension
+from acmesim.jobs.checks import drop_fields
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.power import POWERS
 from acmesim.results.gpu_busy import gpu_busy_fields
@@ -61,7 +62,6 @@ from acmesim.sim.jobs_frame import jobs_frame
 from acmesim.sim.preemption import PreemptionModel
 from acmesim.sim.simulation import Simulation
 from acmesim.sim.trace_input import JobTable, prepare_jobs
-from acmesim.trace.validation import drop_fields
 
 BUILT_IN_KINDS: tuple[type, ...] = (EvalMode, PowerExtension, FaultInjector)
 """The lifecycle's own extensions; an extension of one of these kinds given by the caller

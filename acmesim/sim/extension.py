@@ -8,9 +8,10 @@ its five stages in this order:
 2. ``attach(sim)``: once the ``Simulation`` exists, before it runs: draw from ``sim.rng``,
    schedule callbacks (``sim.call_at``), keep ``sim`` for later;
 3. ``on_arrival(job)`` with each job as it arrives, before it is queued (it may set the job's
-   ``pace``, power ``load``, final ``trace_state`` or modeled ``run_time``), and
+   ``pace``, power ``load``, or its modeled ``work`` and ``outcome``; its recorded fields,
+   ``recorded_run_time``, ``trace_state``..., are read-only), and
    ``on_close(job, now)`` as each running interval of a job closes, once the engine has
-   accounted it (``job.last_start``, ``job.overhead``, ``job.done_work`` still describe it);
+   accounted it (``job.last_start``, ``job.overhead``, ``job.work_done`` still describe it);
 4. ``tables(done)`` after the run, with the result tables built so far by name (``jobs``,
    ``utilization``, and those of earlier extensions): the tables it adds or replaces, by name
    (a name of ``acmesim.results.schema.TABLES`` without ``.csv``; replacing ``jobs`` or

@@ -37,12 +37,13 @@ class CheckpointPacing(Protocol):
 class Job:
     """One job from arrival to its end: static trace fields plus engine progress.
 
-    Its fields are declared in ``acmesim.jobs.fields``. Work accounting: ``run_time`` is the
-    recorded work (s at ``gpu_num`` GPUs), ``work`` the modeled work the engine runs (``run_time``
+    Its fields are declared in ``acmesim.jobs.fields``. Work accounting: ``recorded_run_time``
+    is the recorded work (s at ``gpu_num`` GPUs), ``work`` the modeled work the engine runs
+    (``recorded_run_time``
     unless a modeled job failure ends the job early; ``outcome`` is then the state it ends
     with instead of the recorded ``trace_state``); a running interval first spends ``overhead``
-    seconds restarting, then does work. ``done_work`` is the work saved when the interval
-    began; ``remaining_work = work - done_work``. A job with a ``pace`` (a
+    seconds restarting, then does work. ``work_done`` is the work saved when the interval
+    began; ``remaining_work = work - work_done``. A job with a ``pace`` (a
     ``CheckpointPacing``) also stalls for its checkpoints while it works;
     ``checkpoint_overhead`` sums those stalls. ``recovery_wait`` sums the time from each
     failure stop to the restart that follows it (``wait_part``: the share of the current
@@ -75,7 +76,7 @@ class Job:
         self.start_time = NAN
         self.last_start = NAN
         self.expected_end = NAN
-        self.done_work = 0.0
+        self.work_done = 0.0
         self.checkpointed_work = 0.0
         self.overhead = 0.0
         self.attained_closed = 0.0
@@ -102,7 +103,7 @@ class Job:
     @property
     def remaining_work(self) -> float:
         """Work left as of the last start or requeue (s at gpu_num; of the modeled ``work``)."""
-        return self.work - self.done_work
+        return self.work - self.work_done
 
     @property
     def whole_nodes(self) -> bool:
@@ -119,7 +120,7 @@ def _init_source() -> str:
     names = [named(f.attr) for f in TABLE_FIELDS]
     lines = [f"def __init__(self, index, {', '.join(names)}):", "    self.index = index"]
     lines += [f"    self.{f.attr} = {f.attr}" for f in TABLE_FIELDS]
-    lines += ["    self.work = run_time", "    self.outcome = trace_state",
+    lines += ["    self.work = recorded_run_time", "    self.outcome = trace_state",
               "    self._init_progress()"]
     return "\n".join(lines) + "\n"
 

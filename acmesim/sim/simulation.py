@@ -118,7 +118,7 @@ class Simulation:
         self._close_hooks: list[Callable[[Job, float], None]] = [
             e.on_close for e in self.extensions if overrides(e, "on_close")]
         """``on_close`` of each extension that has one (the interval ran from
-        ``job.last_start``; ``job.overhead``, ``job.done_work`` and ``job.pace`` still describe
+        ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
         it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
@@ -321,8 +321,8 @@ class Simulation:
         job.last_start = now
         job.status = RUNNING
         pace = job.pace
-        work = (job.work - job.done_work if pace is None
-                else pace.wall(job.done_work, job.work))
+        work = (job.work - job.work_done if pace is None
+                else pace.wall(job.work_done, job.work))
         end = now + job.overhead + work
         job.expected_end = end
         self.running[job.index] = job
@@ -391,7 +391,7 @@ class Simulation:
             job.wait_part = 0.0
         if job.pace is not None:
             computing = max(0.0, held - job.overhead)
-            job.checkpoint_overhead += job.pace.advance(job.done_work, job.work, computing)[1]
+            job.checkpoint_overhead += job.pace.advance(job.work_done, job.work, computing)[1]
         for hook in self._close_hooks:
             hook(job, now)
         job.epoch += 1
@@ -402,7 +402,7 @@ class Simulation:
         """End ``job`` for good with final ``state`` and ``work`` done."""
         grants = job.grants
         self._close_interval(job)
-        job.done_work = work
+        job.work_done = work
         job.grants = ()
         job.status = DONE
         job.end_state = state
@@ -425,7 +425,7 @@ class Simulation:
         rollback = job.gpu_num * (progress - saved)
         job.lost_gpu_time += rollback
         self._close_interval(job)
-        job.done_work = job.checkpointed_work = saved
+        job.work_done = job.checkpointed_work = saved
         job.grants = ()
         job.next_overhead = overhead
         job.stop_cause = cause
@@ -446,11 +446,11 @@ class Simulation:
         """Work a job has done as of now (restart overhead and checkpoint stalls aside)."""
         assert isinstance(job, Job)
         if job.status != RUNNING:
-            return job.done_work
+            return job.work_done
         computing = max(0.0, self.env.now - job.last_start - job.overhead)
         if job.pace is None:
-            return min(job.work, job.done_work + computing)
-        return job.pace.advance(job.done_work, job.work, computing)[0]
+            return min(job.work, job.work_done + computing)
+        return job.pace.advance(job.work_done, job.work, computing)[0]
 
     def _requeue(self, job: Job) -> None:
         """Put a stopped job back in its pending queue (unless it ended while held)."""

@@ -1,6 +1,8 @@
 """Turn the normalized job DataFrame into plain per-job lists once (no pandas in the hot path).
 
-Validates what the engine relies on (clear errors naming row, job id, column and value), splits
+Takes the table validated once (``acmesim.jobs.table.validated``: a table a reader or an
+earlier stage validated is not checked again; any other gets errors naming row, job id, column
+and value), splits
 GPU jobs from CPU-only jobs, rejects or skips jobs that can never fit the cluster, and orders the
 jobs by submission (ties keep the input order). Times become float seconds since the trace start
 (the earliest submission of the whole input).
@@ -18,13 +20,12 @@ import pandas as pd
 
 from acmesim.cluster.gang import gang_nodes_array
 from acmesim.cluster.spec import ClusterSpec
-from acmesim.core.errors import AcmesimError, TraceError
+from acmesim.core.errors import AcmesimError
 from acmesim.jobs.fields import INPUT_COLUMNS, TABLE_FIELDS, JobField, named
-from acmesim.trace.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
+from acmesim.jobs.table import floats, ints, texts, times_ns, validated
 
 REQUIRED_COLUMNS = INPUT_COLUMNS
 """The normalized-table columns the engine reads (declared in ``acmesim.jobs.fields``)."""
-SOURCE = "job table"
 
 
 
@@ -44,7 +45,7 @@ class JobTable:
     pool: list[str]
     submit: Sequence[float]
     start: Sequence[float]
-    run_time: Sequence[float]
+    recorded_run_time: Sequence[float]
     gpu_num: Sequence[int]
     node_num: Sequence[int]
     cpu_num: Sequence[int]
@@ -71,13 +72,14 @@ class JobTable:
         """Time from the trace start to the last recorded end of a simulated job (s)."""
         if not len(self.submit):
             return 0.0
-        ends = np.asarray(self.start, dtype=float) + np.asarray(self.run_time, dtype=float)
+        ends = np.asarray(self.start, dtype=float) + np.asarray(self.recorded_run_time, dtype=float)
         return float(max(ends.max(), np.asarray(self.submit, dtype=float).max()))
 
     @property
     def trace_gpu_time(self) -> float:
-        """Recorded GPU-seconds of the simulated jobs (sum of run_time x gpu_num)."""
-        return float(np.dot(np.asarray(self.run_time), np.asarray(self.gpu_num, dtype=float)))
+        """Recorded GPU-seconds of the simulated jobs (sum of recorded_run_time x gpu_num)."""
+        return float(np.dot(np.asarray(self.recorded_run_time),
+                            np.asarray(self.gpu_num, dtype=float)))
 
 
 PLAIN_FIELDS: tuple[JobField, ...] = tuple(
@@ -86,83 +88,17 @@ PLAIN_FIELDS: tuple[JobField, ...] = tuple(
 to the declaration lands here, with no code of its own)."""
 
 
-def _bad_row(frame: pd.DataFrame, row: int, column: str, value, expected: str) -> TraceError:
-    """A TraceError naming the row, its job id, the column and the bad value."""
-    job = frame["job_id"].iloc[row]
-    return TraceError(SOURCE, f"row {row} (job_id {job!r})", column=column, value=value,
-                      expected=expected)
-
-
-def _seconds_ns(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A timestamp column as int64 nanoseconds since the epoch (UTC)."""
-    series = frame[column]
-    if not pd.api.types.is_datetime64_any_dtype(series):
-        raise TraceError(SOURCE, "not a timestamp column", column=column,
-                         value=str(series.dtype), expected="timezone-aware UTC timestamps")
-    missing = np.flatnonzero(series.isna().to_numpy())
-    if len(missing):
-        raise _bad_row(frame, int(missing[0]), column, "NaT", "a timestamp")
-    stamps = pd.DatetimeIndex(series)
-    earliest, latest = TIME_RANGE
-    if stamps.tz is None:
-        earliest, latest = earliest.tz_localize(None), latest.tz_localize(None)
-    outside = np.flatnonzero((stamps < earliest) | (stamps > latest))
-    if len(outside):
-        row = int(outside[0])
-        raise _bad_row(frame, row, column, str(series.iloc[row]), TIME_RANGE_TEXT)
-    return stamps.as_unit("ns").asi8
-
-
 def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequence:
-    """A plain recorded field's list, validated by its kind (NaN or "" when it is optional and
-    the table has no such column)."""
+    """A plain recorded field's list, by its kind (NaN or "" when it is optional and the table
+    has no such column)."""
     if f.input not in frame.columns:
         return [""] * len(rows) if f.kind == "str" else _floats(np.full(len(rows), np.nan))
+    column = named(f.input)
     if f.kind == "str":
-        return _shared([str(v) for v in frame[f.input].to_numpy(dtype=object)[rows]])
+        return _shared([str(v) for v in texts(frame, column)[rows]])
     if f.kind == "int":
-        return _ints(_int_column(frame, named(f.input))[rows])
-    return _floats(_numbers(frame, named(f.input))[rows])
-
-
-def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A float column whose cells are numbers or empty (NaN: not recorded)."""
-    raw = frame[column]
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = np.flatnonzero(np.isnan(values) & raw.notna().to_numpy())
-    if len(bad):
-        row = int(bad[0])
-        raise _bad_row(frame, row, column, raw.iloc[row], "a number of seconds (or empty)")
-    return values
-
-
-def _int_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A non-negative integer column (at most ``COUNT_LIMIT``) as int64."""
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    with np.errstate(invalid="ignore"):
-        bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values > COUNT_LIMIT)
-                             | (values != np.round(values)))
-    if len(bad):
-        row = int(bad[0])
-        raise _bad_row(frame, row, column, frame[column].iloc[row],
-                       f"an integer from 0 to {COUNT_LIMIT:,}")
-    return values.astype(np.int64)
-
-
-def _run_times(frame: pd.DataFrame) -> np.ndarray:
-    """The run_time column as finite non-negative float seconds."""
-    return _seconds_column(frame, "run_time")
-
-
-def _seconds_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A duration column as finite non-negative float seconds."""
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float,
-                                                                   na_value=np.nan)
-    bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
-    if len(bad):
-        row = int(bad[0])
-        raise _bad_row(frame, row, column, frame[column].iloc[row], "finite seconds >= 0")
-    return values
+        return _ints(ints(frame, column)[rows])
+    return _floats(floats(frame, column)[rows])
 
 
 def _oversize_message(frame: pd.DataFrame, rows: np.ndarray, reasons: list[str],
@@ -184,24 +120,16 @@ def prepare_jobs(
     cpu_jobs: Literal["skip", "replay"] = "skip",
     oversize_jobs: Literal["error", "skip"] = "error",
 ) -> JobTable:
-    """Validate, filter and order ``frame`` (a normalized job table) for the engine."""
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise TraceError(SOURCE, f"missing column(s) {', '.join(missing)}",
-                         expected="the normalized job table (acmesim.trace.schema)")
-    frame = frame.reset_index(drop=True)
-    submit_ns = _seconds_ns(frame, "submit_time")
-    start_ns = _seconds_ns(frame, "start_time")
-    run_time = _run_times(frame)
-    gpu = _int_column(frame, "gpu_num")
-    nodes = _int_column(frame, "node_num")
-    cpus = _int_column(frame, "cpu_num")
-    if mode == "recorded":
-        early = np.flatnonzero(start_ns < submit_ns)
-        if len(early):
-            row = int(early[0])
-            raise _bad_row(frame, row, "start_time", str(frame["start_time"].iloc[row]),
-                           "a start_time not before submit_time (recorded mode)")
+    """Filter and order ``frame`` (a normalized job table, validated once: ``validated``) for
+    the engine; ``mode`` is the replay's (a recorded replay starts each job at its recorded
+    start, which the table's rules keep at or after its submission)."""
+    frame = validated(frame)
+    submit_ns = times_ns(frame, "submit_time")
+    start_ns = times_ns(frame, "start_time")
+    run_time = floats(frame, "run_time")
+    gpu = ints(frame, "gpu_num")
+    nodes = ints(frame, "node_num")
+    cpus = ints(frame, "cpu_num")
     is_cpu = gpu == 0
     keep = ~is_cpu if cpu_jobs == "skip" else np.ones(len(frame), dtype=bool)
     needed = gang_nodes_array(gpu, nodes, spec.gpus_per_node)
@@ -223,7 +151,7 @@ def prepare_jobs(
     origin_ns = int(submit_ns.min()) if len(frame) else 0
 
     def text(column: str) -> list[str]:
-        return [str(v) for v in frame[column].to_numpy(dtype=object)[rows]]
+        return [str(v) for v in texts(frame, column)[rows]]
 
     return JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
@@ -232,7 +160,7 @@ def prepare_jobs(
         pool=np.asarray(["gpu", "cpu"], dtype=object)[is_cpu[rows].astype(np.intp)].tolist(),
         submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
         start=_floats((start_ns[rows] - origin_ns) / 1e9),
-        run_time=_floats(run_time[rows]),
+        recorded_run_time=_floats(run_time[rows]),
         gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
         nodes_needed=_ints(needed[rows]), per_node=_ints(per_node[rows]),
         input_jobs=len(frame),

@@ -7,14 +7,9 @@ their own extra columns after these (Kalos: ``mem_per_pod_GB``, ``shared_mem_per
 
 from __future__ import annotations
 
-JOB_TYPES: tuple[str, ...] = ("Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other")
-"""Acme job types (Seren uses all six; Kalos Eval, Pretrain, Debug, Other and a few SFT)."""
+from acmesim.jobs.fields import FAILED_STATES, FINAL_STATES, JOB_TYPES
 
-FINAL_STATES: tuple[str, ...] = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL")
-"""The five final states of the Acme release; TIMEOUT and NODE_FAIL count as failed."""
-
-FAILED_STATES: frozenset[str] = frozenset({"FAILED", "TIMEOUT", "NODE_FAIL"})
-"""States the paper counts as failed (AcmeTrace README)."""
+__all__ = ["FAILED_STATES", "FINAL_STATES", "JOB_TYPES", "NORMALIZED_COLUMNS"]
 
 NORMALIZED_COLUMNS: dict[str, str] = {
     "job_id": "string identifier, unique within the trace",

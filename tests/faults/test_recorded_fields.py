@@ -1,8 +1,8 @@
 """Modeled job failures change the job's modeled work and outcome, never its recorded fields.
 
 Regression: under ``trace_outcomes=replace`` the fault layer used to overwrite ``job.run_time``
-and ``job.trace_state`` with the modeled failure, so the ``oracle`` predictor (and any policy)
-read the modeled failure time as the trace's recorded run time.
+(now ``recorded_run_time``) and ``job.trace_state`` with the modeled failure, so the ``oracle``
+predictor (and any policy) read the modeled failure time as the trace's recorded run time.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def test_oracle_predicts_the_recorded_run_time_of_a_job_the_model_fails():
     # the short job ends before its failure; replace turns nothing it recorded into FAILED
     assert jobs["short"]["state"] == "COMPLETED"
     assert jobs["short"]["work_done"] == 30.0
-    assert (engine_jobs["long"].run_time, engine_jobs["long"].trace_state) == (100.0, "FAILED")
+    long = engine_jobs["long"]
+    assert (long.recorded_run_time, long.trace_state) == (100.0, "FAILED")
 
 
 def test_replace_completes_a_recorded_failure_without_rewriting_the_recorded_state():

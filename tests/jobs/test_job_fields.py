@@ -119,8 +119,8 @@ def test_no_module_writes_a_recorded_field_of_a_job():
 
 def test_the_scan_finds_a_write_to_a_recorded_field(tmp_path):
     module = tmp_path / "bad.py"
-    module.write_text("def f(job):\n    job.run_time = 1.0\n    job.work = 2.0\n")
-    assert _writes_to_read_only_fields(module) == ["bad.py:2 run_time"]
+    module.write_text("def f(job):\n    job.recorded_run_time = 1.0\n    job.work = 2.0\n")
+    assert _writes_to_read_only_fields(module) == ["bad.py:2 recorded_run_time"]
 
 
 @pytest.mark.parametrize("trace_outcomes", ["replace", "both"])

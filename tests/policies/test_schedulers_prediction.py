@@ -13,7 +13,7 @@ from acmesim.policies.prediction.history import SERENS_MEAN_DURATION
 
 def job(index: int, user: str = "u1", kind: str = "SFT", gpus: int = 8, run: float = 100.0):
     """A stand-in with the JobInfo fields predictors read."""
-    return SimpleNamespace(index=index, user=user, type=kind, gpu_num=gpus, run_time=run)
+    return SimpleNamespace(index=index, user=user, type=kind, gpu_num=gpus, recorded_run_time=run)
 
 
 def test_oracle_predicts_the_recorded_run_time():

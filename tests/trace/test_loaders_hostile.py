@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from acmesim.cluster import CLUSTERS
 from acmesim.core.errors import TraceError
+from acmesim.jobs.checks import COUNT_LIMIT
 from acmesim.sim.trace_input import prepare_jobs
 from acmesim.trace.loaders import load_trace, read_trace
-from acmesim.trace.validation import COUNT_LIMIT
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {"seren": "seren_example.csv", "kalos": "kalos_example.csv",

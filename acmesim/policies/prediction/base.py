@@ -78,7 +78,7 @@ class PredictionLog:
         estimate = self.estimates.pop(job.index, None)
         if estimate is None:
             return
-        actual = job.run_time
+        actual = job.recorded_run_time
         self.jobs += 1
         self.abs_error += abs(estimate - actual)
         self.rel_error += abs(estimate - actual) / max(actual, 1.0)

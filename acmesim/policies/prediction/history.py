@@ -77,9 +77,9 @@ class GroupHistory(RuntimePredictor):
     def observe(self, job: JobInfo) -> None:
         """Learn the finished job's recorded run time."""
         group = self.group(job)
-        self.by_shape.add((group, job.gpu_num), job.run_time)
-        self.by_group.add(group, job.run_time)
-        self.overall.add(None, job.run_time)
+        self.by_shape.add((group, job.gpu_num), job.recorded_run_time)
+        self.by_group.add(group, job.recorded_run_time)
+        self.overall.add(None, job.recorded_run_time)
 
 
 @PREDICTORS.register("user_history", "user")

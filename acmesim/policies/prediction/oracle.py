@@ -15,4 +15,4 @@ class Oracle(RuntimePredictor):
 
     def predict(self, job: JobInfo) -> float:
         """The job's recorded run time."""
-        return job.run_time
+        return job.recorded_run_time

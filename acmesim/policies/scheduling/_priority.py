@@ -29,7 +29,7 @@ class Estimates:
     def total(self, job: JobInfo) -> float:
         """Estimated total run time of ``job`` (its first estimate)."""
         if self.exact:
-            return job.run_time
+            return job.recorded_run_time
         known = self.log.estimates.get(job.index)
         if known is not None:
             return known
@@ -37,7 +37,7 @@ class Estimates:
 
     def remaining(self, job: JobInfo) -> float:
         """Estimated work left as of the last start or requeue (never negative)."""
-        return max(self.total(job) - job.done_work, 0.0)
+        return max(self.total(job) - job.work_done, 0.0)
 
     def finished(self, job: JobInfo) -> None:
         """Score the job's estimate and let the predictor learn from it."""

@@ -15,12 +15,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from acmesim.trace import validation as rules
+from acmesim.jobs import checks as rules
+from acmesim.jobs.checks import Check
 from acmesim.trace.formats import DERIVED_COLUMNS, KALOS, SEREN, TIMESTAMP_FORMAT, AcmeSchema
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
-from acmesim.trace.validation import Check
 
 ROUNDING_S = 1.0
 """Slack allowed between a recorded duration or queue and the timestamps (1-s resolution)."""

@@ -19,8 +19,8 @@ import pandas as pd
 
 from acmesim.core.errors import ConfigError
 from acmesim.core.registry import NoOptions, Registry
+from acmesim.jobs.checks import Check
 from acmesim.trace.loaders.csvfile import RawTrace
-from acmesim.trace.validation import Check
 
 
 @dataclasses.dataclass

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acmesim.trace import validation as rules
-from acmesim.trace.validation import Check
+from acmesim.jobs import checks as rules
+from acmesim.jobs.checks import Check
 
 EPOCH = "epoch seconds"
 """Pseudo-format: timestamps are (possibly fractional) seconds since 1970-01-01 UTC."""

@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from acmesim.core.errors import ConfigError
-from acmesim.trace import validation as rules
+from acmesim.jobs import checks as rules
+from acmesim.jobs.checks import Check
 from acmesim.trace.csv_columns import CsvColumns
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
 from acmesim.trace.schema import FINAL_STATES
-from acmesim.trace.validation import Check
 
 TimeUnit = Literal["ns", "us", "ms", "s", "min", "h", "d"]
 UNIT_SECONDS: dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0,

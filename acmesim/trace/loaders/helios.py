@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from acmesim.jobs.checks import Check
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
-from acmesim.trace.validation import Check
 
 HELIOS_HEADER: tuple[str, ...] = (
     "job_id", "cluster", "user", "vc", "gpu_num", "cpu_num", "node_num", "state",

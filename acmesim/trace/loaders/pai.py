@@ -31,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acmesim.jobs.checks import Check
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
-from acmesim.trace.validation import Check
 
 PAI_HEADER: tuple[str, ...] = (
     "task_name", "inst_num", "status", "start_time", "end_time", "plan_cpu", "plan_mem",

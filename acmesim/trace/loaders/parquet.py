@@ -3,13 +3,13 @@
 A CSV of tens of millions of rows is itself a bottleneck (parsing text, re-deriving
 timestamps); Parquet stores the normalized table (``acmesim.trace.schema``) column by column
 with its dtypes, so reading it back gives the very table that was written. ``write_parquet``
-writes atomically (``core/atomic.py``); ``read_parquet_trace`` checks a file with the same
-rules as a CSV trace (every normalized column present with its kind, final states, counts,
-time order, unique ids, ``run_time`` and ``queue_time`` agreeing with the timestamps, the
-cluster's capacity) and, in ``errors="raise"`` mode, stops at the first bad row naming the
-file, the row and the column. A Parquet file has no lines: the ``line`` a message gives is the
-row's line in a CSV of the same table (row ``i``, 0-based, is line ``i + 2``; the header is
-line 1), the number ``acmesim`` prints for CSV traces.
+writes atomically (``core/atomic.py``); ``read_parquet_trace`` checks every normalized column
+is present with its kind, then the rules of the job table (``acmesim.jobs.table``: final
+states, counts, time order, unique ids, ``run_time`` and ``queue_time`` agreeing with the
+timestamps, the cluster's capacity) and, in ``errors="raise"`` mode, stops at the first bad
+row naming the file, the row and the column. A Parquet file has no lines: the ``line`` a
+message gives is the row's line in a CSV of the same table (row ``i``, 0-based, is line
+``i + 2``; the header is line 1), the number ``acmesim`` prints for CSV traces.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import pandas as pd
 
 from acmesim.core.atomic import atomic_open
 from acmesim.core.errors import TraceError
-from acmesim.trace import validation as rules
-from acmesim.trace.schema import FINAL_STATES, NORMALIZED_COLUMNS
-from acmesim.trace.validation import ErrorMode, LoadReport
+from acmesim.jobs import checks as rules
+from acmesim.jobs import table as job_table
+from acmesim.jobs.checks import ErrorMode, LoadReport
+from acmesim.trace.schema import NORMALIZED_COLUMNS
 
 SUFFIX = ".parquet"
 """File name ending that selects this reader and writer."""
@@ -35,8 +36,6 @@ TEXT_COLUMNS = ("job_id", "user", "type", "state")
 TIME_COLUMNS = ("submit_time", "start_time", "end_time")
 COUNT_COLUMNS = ("gpu_num", "node_num", "cpu_num")
 SECONDS_COLUMNS = ("run_time", "queue_time")
-TIME_SLACK_S = 1e-6
-"""Seconds by which ``run_time`` / ``queue_time`` may differ from the timestamps (rounding)."""
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
@@ -67,7 +66,7 @@ def read_parquet_trace(path: str | os.PathLike[str], *, errors: ErrorMode = "rai
     _check_columns(frame, name)
     report = LoadReport(path=name, format=FORMAT_NAME, rows_read=len(frame))
     keep = rules.apply_checks(_checks(frame, cluster_gpus), len(frame), errors=errors, path=name,
-                              line_of=lambda row: row + 2, report=report)
+                              line_of=_line, report=report)
     table = frame if keep.all() else frame[keep].reset_index(drop=True)
     table = _normalized_dtypes(table)
     if gpu_only:
@@ -76,6 +75,8 @@ def read_parquet_trace(path: str | os.PathLike[str], *, errors: ErrorMode = "rai
         table = table[gpu].reset_index(drop=True)
     report.rows_kept = len(table)
     table.attrs["load_report"] = report
+    if all(table[c].dtype.kind in "iu" for c in COUNT_COLUMNS):  # whole counts: every rule held
+        job_table.mark_valid(table)
     return table, report
 
 
@@ -119,49 +120,21 @@ def _check_columns(frame: pd.DataFrame, name: str) -> None:
 
 
 def _checks(frame: pd.DataFrame, cluster_gpus: int | None) -> list[rules.Check]:
-    """The row rules of a normalized table (those of every CSV format, on typed columns)."""
-    checks: list[rules.Check] = []
+    """The rules of the job table (``acmesim.jobs.table``; counts may be fractional), plus: a
+    text column of a file holds text."""
+    checks = job_table.table_checks(frame, line_of=_line, fractional=True,
+                                    cluster_gpus=cluster_gpus)
     for column in TEXT_COLUMNS:
         values = frame[column]
-        checks.append(rules.missing(values, column, "text"))
         if values.dtype.kind == "O":
             bad = ~values.map(lambda v: v is None or isinstance(v, str)).to_numpy(dtype=bool)
             checks.append(rules.Check("not text", column, bad, values, "text"))
-    checks.extend(rules.missing(frame[c], c, "a timestamp") for c in TIME_COLUMNS)
-    for column in COUNT_COLUMNS:
-        raw = frame[column]
-        numbers = raw.to_numpy(dtype=np.float64, na_value=np.nan)
-        checks += [rules.missing(raw, column, "a count"), rules.not_finite(numbers, raw, column),
-                   rules.negative(numbers, raw, column), rules.too_large(numbers, raw, column)]
-    checks.append(rules.outside(frame["state"], FINAL_STATES, "state", "not a final job state"))
-    submit, start, end = (frame[c] for c in TIME_COLUMNS)
-    checks.append(rules.time_order(submit, start, raw_earlier=submit, raw_later=start,
-                                   reason="start before submission", column="start_time",
-                                   earlier_name="submit_time"))
-    checks.append(rules.time_order(start, end, raw_earlier=start, raw_later=end,
-                                   reason="end before start", column="end_time",
-                                   earlier_name="start_time"))
-    checks.append(rules.duplicated_ids(frame["job_id"], lambda row: row + 2, "job_id"))
-    for column, (a, b) in (("run_time", (start, end)), ("queue_time", (submit, start))):
-        recorded = frame[column].to_numpy(dtype=np.float64, na_value=np.nan)
-        derived = _seconds(a, b)
-        formula = "end_time - start_time" if column == "run_time" else "start_time - submit_time"
-        checks += [rules.missing(frame[column], column, "seconds"),
-                   rules.disagreement(recorded, derived, frame[column], column=column,
-                                      formula=formula, abs_tol=TIME_SLACK_S)]
-    if cluster_gpus is not None:
-        gpus = frame["gpu_num"].to_numpy(dtype=np.float64, na_value=np.nan)
-        checks.append(rules.above(gpus, frame["gpu_num"], cluster_gpus, "gpu_num",
-                                  "more GPUs than the cluster has"))
     return checks
 
 
-def _seconds(earlier: pd.Series, later: pd.Series) -> np.ndarray:
-    """``later - earlier`` in float seconds (NaN where either is missing)."""
-    delta = (later - earlier).to_numpy(dtype="timedelta64[ns]")
-    seconds = delta.astype(np.int64) / 1e9
-    seconds[np.isnat(delta)] = np.nan
-    return seconds
+def _line(row: int) -> int:
+    """The line of row ``row`` in a CSV of the same table (the header is line 1)."""
+    return row + 2
 
 
 def _normalized_dtypes(frame: pd.DataFrame) -> pd.DataFrame:

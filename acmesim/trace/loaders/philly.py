@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acmesim.trace import validation as rules
+from acmesim.jobs import checks as rules
+from acmesim.jobs.checks import Check
 from acmesim.trace.loaders import fields
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, LocalTimeConfig, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace
-from acmesim.trace.validation import Check
 
 PHILLY_HEADER: tuple[str, ...] = (
     "jobname", "vc", "user", "state", "submit_time", "start_time", "end_time", "gpu_num",

@@ -17,12 +17,15 @@ import numpy as np
 import pandas as pd
 
 from acmesim.core.errors import AcmesimError, ConfigError, TraceError
-from acmesim.trace import validation as rules
+from acmesim.jobs import checks as rules
+from acmesim.jobs import table as job_table
+from acmesim.jobs.checks import ERROR_MODES, Check, ErrorMode, LoadReport
+from acmesim.jobs.fields import BY_NAME
+from acmesim.jobs.table import TIME_NAMES, mark_valid
 from acmesim.trace.loaders import parquet
 from acmesim.trace.loaders.base import TRACE_FORMATS, JobColumns, TraceFormat
 from acmesim.trace.loaders.csvfile import RawTrace, read_file, read_rows
-from acmesim.trace.schema import FINAL_STATES, NORMALIZED_COLUMNS
-from acmesim.trace.validation import ERROR_MODES, Check, ErrorMode, LoadReport
+from acmesim.trace.schema import NORMALIZED_COLUMNS
 
 PathLike = str | os.PathLike[str]
 
@@ -92,6 +95,8 @@ def read_trace(
         table = table[gpu].reset_index(drop=True)
     report.rows_kept = len(table)
     table.attrs["load_report"] = report
+    if not reader.fractional_counts:  # every rule of the job table held: not checked again
+        mark_valid(table)
     return table, report
 
 
@@ -174,32 +179,17 @@ def _require_columns(raw: RawTrace, reader: TraceFormat) -> None:
 
 def _common_checks(jobs: JobColumns, raw: RawTrace, reader: TraceFormat,
                    cluster_gpus: int | None) -> list[Check]:
-    """Rules every format shares: states, time order, unique ids, cluster capacity."""
+    """The job table's own rules (``acmesim.jobs.table``) on the parsed columns, named by the
+    file's columns: states, time order, unique ids, cluster capacity."""
     state_raw = jobs.raw_state if jobs.raw_state is not None else jobs.state
-    source = {name: (column, _raw_column(raw, column))
-              for name, column in reader.time_columns.items()}
-    checks = [
-        rules.Check("not a final job state", reader.state_column,
-                    (jobs.state.notna() & ~jobs.state.isin(FINAL_STATES)).to_numpy(),
-                    state_raw, "one of " + ", ".join(FINAL_STATES)),
-        _time_order(jobs.submit_time, jobs.start_time, source["submit_time"],
-                    source["start_time"], "start before submission"),
-        _time_order(jobs.start_time, jobs.end_time, source["start_time"], source["end_time"],
-                    "end before start"),
-        rules.duplicated_ids(jobs.job_id, raw.line_of, reader.id_column),
-    ]
-    if cluster_gpus is not None:
-        checks.append(rules.above(jobs.gpu_num, pd.Series(jobs.gpu_num), cluster_gpus,
-                                  "gpu_num", "more GPUs than the cluster has"))
-    return checks
-
-
-def _time_order(earlier: pd.Series, later: pd.Series, earlier_source: tuple[str, pd.Series],
-                later_source: tuple[str, pd.Series], reason: str) -> Check:
-    """``later`` must not precede ``earlier``; the message quotes the file's own columns."""
-    (earlier_name, raw_earlier), (later_name, raw_later) = earlier_source, later_source
-    return rules.time_order(earlier, later, raw_earlier=raw_earlier, raw_later=raw_later,
-                            reason=reason, column=later_name, earlier_name=earlier_name)
+    names = {key: reader.time_columns[column] for key, column in TIME_NAMES.items()}
+    state = job_table.values_check(BY_NAME["trace_state"], jobs.state, state_raw,
+                               reader.state_column)
+    times = {"submit": jobs.submit_time, "start": jobs.start_time, "end": jobs.end_time}
+    return [state, *job_table.row_checks(
+        times, jobs.job_id, jobs.gpu_num, names={**names, "job_id": reader.id_column},
+        raw={key: _raw_column(raw, column) for key, column in names.items()},
+        line_of=raw.line_of, cluster_gpus=cluster_gpus)]
 
 
 def _raw_column(raw: RawTrace, column: str) -> pd.Series:

@@ -1,9 +1,11 @@
-"""Vectorized validation of trace rows: one boolean mask per rule, mapped back to file lines.
+"""Vectorized validation of job rows: one boolean mask per rule, mapped back to file lines.
 
-A format turns its raw columns into normalized ones and collects ``Check`` objects (a mask of
-offending rows plus what was expected). ``apply_checks`` then either raises a ``TraceError`` for
-the first offending row in file order (strict mode) or drops every offending row and returns a
-``LoadReport`` saying how many rows were dropped for which reason, with examples (lenient mode).
+A rule is a ``Check`` (a mask of offending rows plus what was expected); the rules of the job
+table are built from the job's declarations by ``acmesim.jobs.table``, and a trace format adds
+the rules of its own file columns (``acmesim.trace.loaders``). ``apply_checks`` then either
+raises a ``TraceError`` for the first offending row in file order (strict mode) or drops every
+offending row and returns a ``LoadReport`` saying how many rows were dropped for which reason,
+with examples (lenient mode).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ TIME_RANGE_TEXT = "a time from 1970-01-01 to 2262-04-11 UTC"
 
 NUL_REASON = "NUL byte in a field"
 """Reason of the rule that rejects (or, in drop mode, drops) any row with a NUL byte."""
+
+EXACT_INTEGERS = 2.0**53
+"""Floats below this are shown as the whole numbers they are; larger ones (``1e+19``) as floats."""
 
 Expected = str | Callable[[int], str]
 
@@ -146,7 +151,8 @@ def display_value(value: Any) -> Any:
     if isinstance(value, float | np.floating):
         if np.isnan(value):
             return None
-        return int(value) if float(value).is_integer() else float(value)
+        exact = float(value).is_integer() and abs(float(value)) < EXACT_INTEGERS
+        return int(value) if exact else float(value)
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, pd.Timestamp):
@@ -162,14 +168,16 @@ def apply_checks(
     path: str,
     line_of: Callable[[int], int],
     report: LoadReport,
+    name_row: Callable[[int], str] | None = None,
 ) -> np.ndarray:
     """Enforce ``checks``: raise on the first bad row, or return the mask of rows to keep.
 
     In ``drop`` mode each dropped row is counted once, under the first rule (in ``checks``
-    order) that it breaks; ``report`` receives the counts and examples.
+    order) that it breaks; ``report`` receives the counts and examples. A table without file
+    lines (a DataFrame) names the bad row by ``name_row`` instead.
     """
     if errors == "raise":
-        _raise_first(checks, path, line_of)
+        _raise_first(checks, path, line_of, name_row)
         return np.ones(n_rows, dtype=bool)
     bad = np.zeros(n_rows, dtype=bool)
     for check in checks:
@@ -184,7 +192,8 @@ def apply_checks(
     return ~bad
 
 
-def _raise_first(checks: Sequence[Check], path: str, line_of: Callable[[int], int]) -> None:
+def _raise_first(checks: Sequence[Check], path: str, line_of: Callable[[int], int],
+                 name_row: Callable[[int], str] | None) -> None:
     """Raise a ``TraceError`` for the earliest offending row (earliest rule on ties)."""
     first: tuple[int, Check] | None = None
     for check in checks:
@@ -196,6 +205,9 @@ def _raise_first(checks: Sequence[Check], path: str, line_of: Callable[[int], in
         return
     row, check = first
     problem = _problem(check, row, line_of)
+    if name_row is not None:
+        raise TraceError(path, f"{name_row(row)}: {check.reason}", column=check.column,
+                         value=problem.value, expected=problem.expected)
     raise TraceError(path, check.reason, line=problem.line, column=check.column,
                      value=problem.value, expected=problem.expected)
 
@@ -220,6 +232,11 @@ def unparsable(raw: pd.Series, parsed_missing: np.ndarray, column: str, expected
 def negative(values: np.ndarray, raw: pd.Series, column: str) -> Check:
     """Rows with a negative count."""
     return Check("negative count", column, values < 0, raw, "a count >= 0")
+
+
+def negative_seconds(values: np.ndarray, raw: pd.Series, column: str) -> Check:
+    """Rows with a negative duration."""
+    return Check("negative duration", column, values < 0, raw, "seconds >= 0")
 
 
 def not_finite(values: np.ndarray, raw: pd.Series, column: str) -> Check:
@@ -261,7 +278,8 @@ def time_order(earlier: pd.Series, later: pd.Series, *, raw_earlier: pd.Series,
     """Rows where timestamp ``later`` precedes ``earlier`` (both present)."""
     mask = (later < earlier).to_numpy(dtype=bool, na_value=False)
     return Check(reason, column, mask, raw_later,
-                 lambda row: f"not before {earlier_name} {display_value(raw_earlier.iloc[row])}")
+                 lambda row: f"{column} not before {earlier_name} "
+                             f"{display_value(raw_earlier.iloc[row])}")
 
 
 def disagreement(
@@ -291,15 +309,16 @@ def disagreement(
     return Check(f"{column} disagrees with {formula}", column, mask, raw, expected)
 
 
-def duplicated_ids(ids: pd.Series, line_of: Callable[[int], int], column: str) -> Check:
-    """Rows repeating a job id already seen on an earlier line."""
+def duplicated_ids(ids: pd.Series, line_of: Callable[[int], int], column: str,
+                   place: str = "line") -> Check:
+    """Rows repeating a job id already seen on an earlier line (``place``: row, in a table)."""
     mask = ids.duplicated(keep="first").to_numpy()
     if not mask.any():
         return Check("duplicate job id", column, mask)
     first_row = pd.Series(np.arange(len(ids))).groupby(ids.to_numpy()).transform("min")
 
     def expected(row: int) -> str:
-        return f"a unique job id (first used on line {line_of(int(first_row.iloc[row]))})"
+        return f"a unique job id (first used on {place} {line_of(int(first_row.iloc[row]))})"
 
     return Check("duplicate job id", column, mask, ids, expected)
 
