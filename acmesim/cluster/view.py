@@ -243,6 +243,10 @@ class QueueView:
             return job
         raise IndexError("head of an empty queue")
 
+    def peek(self) -> JobInfo | None:
+        """The oldest pending job, or None when the queue is empty; O(1)."""
+        return next(iter(self._jobs.values()), None)
+
     @property
     def gpu_demand(self) -> int:
         """Sum of ``gpu_num`` over the queue."""
