@@ -48,12 +48,21 @@ class StepRecorder:
         self._last = row
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The curve as numpy arrays (``time`` plus one array per field)."""
-        out: dict[str, np.ndarray] = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
+        """The curve as read-only numpy arrays (``time`` plus one array per field): views of the
+        recorder's buffers, no copy (a curve has a row per scheduling pass). Call it once the
+        run is over: the buffers cannot grow while a view of them exists."""
+        out: dict[str, np.ndarray] = {"time": _read_only(np.frombuffer(self.time,
+                                                                       dtype=np.float64))}
         rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
         for k, name in enumerate(self.FIELDS):
-            out[name] = rows[:, k].copy()
+            out[name] = _read_only(rows[:, k])
         return out
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    """``values`` (a view), marked read-only."""
+    values.flags.writeable = False
+    return values
 
 
 def _copier():

@@ -141,11 +141,18 @@ def job_maker(table) -> Callable[[int], Job]:
     """``make(i)``: the engine job of row ``i`` of ``table`` (a ``JobTable``), generated once
     per table: it sets the fields ``Job.__init__`` sets, with the row's values, in one call (an
     arrival costs no constructor call on top)."""
-    values = {"index": "i", **{named(f.attr): f"{f.table}[i]" for f in TABLE_FIELDS}}
+    values = {"index": "i"}
+    namespace = {**_NAMESPACE, "Job": Job, "new": object.__new__}
+    for f in TABLE_FIELDS:
+        column = getattr(table, named(f.table))
+        if hasattr(column, "element_source"):  # a compact text column (acmesim.sim.texts)
+            values[named(f.attr)], names = column.element_source(named(f.table), "i")
+            namespace.update(names)
+        else:
+            values[named(f.attr)] = f"{f.table}[i]"
+            namespace[named(f.table)] = column
     lines = ["def make(i):", "    job = new(Job)"]
     lines += [f"    {line}" for line in _state_lines("job", values)]
     lines.append("    return job")
-    namespace = {**_NAMESPACE, "Job": Job, "new": object.__new__,
-                 **{named(f.table): getattr(table, named(f.table)) for f in TABLE_FIELDS}}
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["make"]

@@ -20,7 +20,9 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
 
     Each column comes from where its declaration (``acmesim.jobs.OUTPUT_FIELDS``) says: the job
     table for recorded and derived fields, the recorder for modeled outcomes, or a rule of its
-    own below for the rest.
+    own below for the rest. Number columns are the job table's and the recorder's own buffers
+    (no copy: the run is over when the table is built); text columns are made from the compact
+    columns without a Python string per row.
     """
     submit = np.asarray(table.submit, dtype=float)
     start = recorder.column("start")
@@ -39,10 +41,10 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
             columns[f.output] = (recorder.state if f.kind == "str"
                                  else recorder.column(f.recorder))
         elif f.kind == "str":
-            columns[f.output] = getattr(table, named(f.table))
+            columns[f.output] = getattr(table, named(f.table)).to_pandas()
         else:
             columns[f.output] = np.asarray(getattr(table, named(f.table)), dtype=DTYPES[f.kind])
-    return pd.DataFrame(columns, copy=True)
+    return pd.DataFrame(columns, copy=False)
 
 
 DTYPES = {"int": np.int64, "float": np.float64}

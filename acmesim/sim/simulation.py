@@ -213,7 +213,8 @@ class Simulation:
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
-        self.request_pass()
+        if not self._pass_pending and not self._in_pass:
+            self.request_pass()
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""

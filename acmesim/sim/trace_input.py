@@ -20,6 +20,7 @@ from acmesim.cluster.gang import gang_nodes_array
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import AcmesimError, TraceError
 from acmesim.jobs.fields import INPUT_COLUMNS, TABLE_FIELDS, JobField, named
+from acmesim.sim.texts import CodedText, PackedText, Text
 from acmesim.trace.validation import COUNT_LIMIT, TIME_RANGE, TIME_RANGE_TEXT
 
 REQUIRED_COLUMNS = INPUT_COLUMNS
@@ -32,16 +33,17 @@ SOURCE = "job table"
 class JobTable:
     """The jobs to simulate, indexed by engine job index (submission order).
 
-    Text columns are lists whose repeated values share one string object; number columns are
-    typed arrays (``array``; an element reads as a plain Python float or int).
+    Text columns are compact sequences of ``str`` (``acmesim.sim.texts``: the job id packed,
+    the others coded); number columns are typed arrays (``array``; an element reads as a plain
+    Python float or int). Neither holds a Python object per job.
     """
 
     origin: pd.Timestamp | None
-    job_id: list[str]
-    user: list[str]
-    type: list[str]
-    state: list[str]
-    pool: list[str]
+    job_id: Text
+    user: Text
+    type: Text
+    state: Text
+    pool: Text
     submit: Sequence[float]
     start: Sequence[float]
     run_time: Sequence[float]
@@ -117,9 +119,10 @@ def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequ
     """A plain recorded field's list, validated by its kind (NaN or "" when it is optional and
     the table has no such column)."""
     if f.input not in frame.columns:
-        return [""] * len(rows) if f.kind == "str" else _floats(np.full(len(rows), np.nan))
+        return (CodedText(array("i", bytes(4 * len(rows))), [""]) if f.kind == "str"
+                else _floats(np.full(len(rows), np.nan)))
     if f.kind == "str":
-        return _shared([str(v) for v in frame[f.input].to_numpy(dtype=object)[rows]])
+        return CodedText.of(frame[f.input].iloc[rows])
     if f.kind == "int":
         return _ints(_int_column(frame, named(f.input))[rows])
     return _floats(_numbers(frame, named(f.input))[rows])
@@ -222,14 +225,14 @@ def prepare_jobs(
     rows = rows[np.argsort(submit_ns[rows], kind="stable")]
     origin_ns = int(submit_ns.min()) if len(frame) else 0
 
-    def text(column: str) -> list[str]:
-        return [str(v) for v in frame[column].to_numpy(dtype=object)[rows]]
+    def coded(column: str) -> CodedText:
+        return CodedText.of(frame[column].iloc[rows])
 
     return JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
-        job_id=text("job_id"), user=_shared(text("user")), type=_shared(text("type")),
-        state=_shared(text("state")),
-        pool=np.asarray(["gpu", "cpu"], dtype=object)[is_cpu[rows].astype(np.intp)].tolist(),
+        job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
+        type=coded("type"), state=coded("state"),
+        pool=CodedText(array("i", is_cpu[rows].astype(np.int32).tobytes()), ["gpu", "cpu"]),
         submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
         start=_floats((start_ns[rows] - origin_ns) / 1e9),
         run_time=_floats(run_time[rows]),
@@ -242,22 +245,18 @@ def prepare_jobs(
     )
 
 
-def _shared(texts: list[str]) -> list[str]:
-    """``texts`` with every repeated value one shared string object (few distinct values)."""
-    if not texts:
-        return texts
-    codes, uniques = pd.factorize(np.asarray(texts, dtype=object))
-    return np.asarray(uniques, dtype=object)[codes].tolist()
-
-
 def _floats(values: np.ndarray) -> array:
-    """A float64 column as a typed array (8 bytes a value instead of a boxed float)."""
-    return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    """A float64 column as a typed array (8 bytes a value instead of a boxed float; one copy)."""
+    typed = array("d")
+    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.float64)).cast("B"))
+    return typed
 
 
 def _ints(values: np.ndarray) -> array:
-    """An integer column as a typed int64 array."""
-    return array("q", np.ascontiguousarray(values, dtype=np.int64).tobytes())
+    """An integer column as a typed int64 array (one copy)."""
+    typed = array("q")
+    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.int64)).cast("B"))
+    return typed
 
 
 def _reason(row: int, gpu, needed, per_node, is_cpu) -> str:
