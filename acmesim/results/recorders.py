@@ -18,7 +18,9 @@ class StepRecorder:
     """The cluster state after each scheduling pass: a right-continuous step function.
 
     Row ``k`` holds from ``time[k]`` until ``time[k + 1]``; a second pass at the same time
-    overwrites the row, so the curve is the state after the last pass at each time.
+    overwrites the row, so the curve is the state after the last pass at each time. A curve has
+    a row per scheduling pass (about two per job), so the counts are stored as 32-bit integers
+    (at most 2**31 - 1 GPUs, nodes or pending jobs) and ``busy_load`` as 64-bit.
     """
 
     FIELDS = ("busy_gpus", "allocated_gpus", "busy_nodes", "queue_length", "queued_gpus",
@@ -26,26 +28,35 @@ class StepRecorder:
     """``busy_load``: sum of the running jobs' power ``load`` (mW above idle; 0 without a power
     model), a step of the same curve so power follows exactly the steps utilization does."""
 
+    COUNTS = FIELDS[:-1]
+    """The fields stored as 32-bit counts (all but ``busy_load``)."""
+
     def __init__(self) -> None:
         self.time = array("d")
-        self.rows = array("q")
-        """The fields of every row, ``len(FIELDS)`` values a row, row after row."""
-        self._last: tuple[int, int, int, int, int, int] | None = None
+        self.rows = array("i")
+        """The counts of every row (``COUNTS``), row after row."""
+        self.load = array("q")
+        """``busy_load`` of every row."""
+        self._last: tuple[int, int, int, int, int] | None = None
+        self._last_load = 0
         self._last_time = math.nan
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
         """Add the state at ``now``: replaces a row at the same time, skips an unchanged one."""
-        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus, busy_load)
-        if row == self._last:
+        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus)
+        if row == self._last and busy_load == self._last_load:
             return
         if now == self._last_time:
-            self.rows[-6:] = array("q", row)
+            self.rows[-5:] = array("i", row)
+            self.load[-1] = busy_load
         else:
             self.time.append(now)
             self.rows.extend(row)
+            self.load.append(busy_load)
             self._last_time = now
         self._last = row
+        self._last_load = busy_load
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as read-only numpy arrays (``time`` plus one array per field): views of the
@@ -53,9 +64,10 @@ class StepRecorder:
         run is over: the buffers cannot grow while a view of them exists."""
         out: dict[str, np.ndarray] = {"time": _read_only(np.frombuffer(self.time,
                                                                        dtype=np.float64))}
-        rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
-        for k, name in enumerate(self.FIELDS):
+        rows = np.frombuffer(self.rows, dtype=np.int32).reshape(-1, len(self.COUNTS))
+        for k, name in enumerate(self.COUNTS):
             out[name] = _read_only(rows[:, k])
+        out["busy_load"] = _read_only(np.frombuffer(self.load, dtype=np.int64))
         return out
 
 
@@ -101,7 +113,7 @@ class JobRecorder:
         for name in self.INTS:
             setattr(self, name, array("q", [0]) * size)
         self.state = [""] * size
-        self.node = array("q", [-1]) * size
+        self.node = array("i", [-1]) * size  # 32-bit: node indices
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
         self.ended = 0
 

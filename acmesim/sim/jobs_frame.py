@@ -54,7 +54,7 @@ def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
     """Each job's nodes (``;``-joined names; empty without a grant), by array lookups except
     for jobs on several nodes or CPU nodes."""
     names = np.asarray((*gpu_names, ""), dtype=object)  # index -1: no single GPU node
-    nodes = names[np.frombuffer(recorder.node, dtype=np.int64)]
+    nodes = names[np.frombuffer(recorder.node, dtype=np.int32)]
     for i, ids in recorder.nodes_multi.items():
         gpu = table.pool[i] == "gpu"
         nodes[i] = ";".join(gpu_names[n] if gpu else cpu_node_name(n) for n in ids)

@@ -132,6 +132,7 @@ class Simulation:
         self._launcher_free = 0.0
         self._pass_pending = False
         self._in_pass = False
+        self._pass = self._on_pass  # bound once: a pass is requested at nearly every timestamp
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
         self._progress = progress
@@ -238,7 +239,7 @@ class Simulation:
         """Ask for a scheduling pass at the current time (after all events at this time)."""
         if not self._pass_pending and not self._in_pass:
             self._pass_pending = True
-            self.env.call_last(self._on_pass, PASS_PRIORITY)
+            self.env.call_last(self._pass, PASS_PRIORITY)
 
     def _on_pass(self) -> None:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""

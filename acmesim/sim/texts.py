@@ -85,6 +85,11 @@ class CodedText(Sequence[str]):
         return (f"{name}_values[{name}_codes[{index}]]",
                 {f"{name}_values": self.values, f"{name}_codes": self.codes})
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """The column as a numpy array of ``str`` (``np.asarray(column)``: no Python-level loop;
+        the values are shared)."""
+        return np.asarray(self.values, dtype=object)[self.code_array()]
+
     def code_array(self) -> np.ndarray:
         """The codes as a numpy array (a view)."""
         return np.frombuffer(self.codes, dtype=np.int32)

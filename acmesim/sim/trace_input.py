@@ -237,7 +237,7 @@ def prepare_jobs(
         start=_floats((start_ns[rows] - origin_ns) / 1e9),
         run_time=_floats(run_time[rows]),
         gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
-        nodes_needed=_ints(needed[rows]), per_node=_ints(per_node[rows]),
+        nodes_needed=_ints(needed[rows], "i"), per_node=_ints(per_node[rows], "i"),
         input_jobs=len(frame),
         cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
         oversize_skipped=len(oversize_rows),
@@ -252,10 +252,12 @@ def _floats(values: np.ndarray) -> array:
     return typed
 
 
-def _ints(values: np.ndarray) -> array:
-    """An integer column as a typed int64 array (one copy)."""
-    typed = array("q")
-    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.int64)).cast("B"))
+def _ints(values: np.ndarray, typecode: str = "q") -> array:
+    """An integer column as a typed array, int64 (``"q"``) or int32 (``"i"``: the gang shape,
+    which no result table reads); one copy."""
+    dtype = np.int64 if typecode == "q" else np.int32
+    typed = array(typecode)
+    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B"))
     return typed
 
 
