@@ -142,7 +142,7 @@ def job_maker(table) -> Callable[[int], Job]:
     per table: it sets the fields ``Job.__init__`` sets, with the row's values, in one call (an
     arrival costs no constructor call on top)."""
     values = {"index": "i"}
-    namespace = {**_NAMESPACE, "Job": Job, "new": object.__new__}
+    namespace: dict[str, Any] = {**_NAMESPACE, "Job": Job, "new": object.__new__}
     for f in TABLE_FIELDS:
         column = getattr(table, named(f.table))
         if hasattr(column, "element_source"):  # a compact text column (acmesim.sim.texts)

@@ -77,7 +77,7 @@ class CodedText(Sequence[str]):
     def __contains__(self, value: object) -> bool:
         if value not in self.values:
             return False
-        return bool((self.code_array() == self.values.index(value)).any())  # type: ignore[arg-type]
+        return bool((self.code_array() == self.values.index(value)).any())
 
     def element_source(self, name: str, index: str) -> tuple[str, dict[str, Any]]:
         """Source text reading row ``index`` in line, and the names it reads (for generated
@@ -96,7 +96,7 @@ class CodedText(Sequence[str]):
 
     def to_pandas(self) -> pd.api.extensions.ExtensionArray | np.ndarray:
         """The column as pandas text (``TEXT_DTYPE``), one copy of the values per row."""
-        return pd.array(self.values, dtype=TEXT_DTYPE).take(self.code_array())
+        return pd.Series(self.values, dtype=TEXT_DTYPE).array.take(self.code_array())
 
 
 class PackedText(Sequence[str]):
@@ -144,6 +144,10 @@ class PackedText(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return (self[i] for i in range(len(self)))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """The column as a numpy array of ``str`` (decoded by arrow, no Python-level loop)."""
+        return np.asarray(self.to_pandas(), dtype=object)
 
     def element_source(self, name: str, index: str) -> tuple[str, dict[str, Any]]:
         """Source text reading row ``index`` in line, and the names it reads (see

@@ -248,7 +248,7 @@ def prepare_jobs(
 def _floats(values: np.ndarray) -> array:
     """A float64 column as a typed array (8 bytes a value instead of a boxed float; one copy)."""
     typed = array("d")
-    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.float64)).cast("B"))
+    typed.frombytes(np.ascontiguousarray(values, dtype=np.float64).data.cast("B"))
     return typed
 
 
@@ -257,7 +257,7 @@ def _ints(values: np.ndarray, typecode: str = "q") -> array:
     which no result table reads); one copy."""
     dtype = np.int64 if typecode == "q" else np.int32
     typed = array(typecode)
-    typed.frombytes(memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B"))
+    typed.frombytes(np.ascontiguousarray(values, dtype=dtype).data.cast("B"))
     return typed
 
 
