@@ -77,12 +77,25 @@ def _read_only(values: np.ndarray) -> np.ndarray:
     return values
 
 
+UNSET_NAN = ("start", "end")
+"""Recorder fields that read NaN until the job ends; every other one reads 0."""
+
+
 def _copier():
     """``copy(recorder, i, job)``: one assignment per ``RECORDER_FIELDS`` declaration, generated
-    once at import time (as fast as the assignments written out by hand)."""
+    once at import time (as fast as the assignments written out by hand). A field that reads 0
+    until set is written only when the job's value is not +0 (exactly: -0.0 is written), so
+    the pages of a field no job changes (failures, checkpoints, preemptions in a plain replay)
+    are never touched and take no memory."""
     lines = ["def copy(recorder, i, job):"]
-    lines += [f"    recorder.{f.recorder}[i] = job.{f.attr}" for f in RECORDER_FIELDS]
-    namespace: dict = {}
+    for f in RECORDER_FIELDS:
+        if f.recorder in UNSET_NAN:
+            lines.append(f"    recorder.{f.recorder}[i] = job.{f.attr}")
+            continue
+        test = "value" if f.kind == "int" else "value or copysign(1.0, value) < 0.0"
+        lines += [f"    value = job.{f.attr}", f"    if {test}:",
+                  f"        recorder.{f.recorder}[i] = value"]
+    namespace: dict = {"copysign": math.copysign}
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["copy"]
 
@@ -90,10 +103,12 @@ def _copier():
 class JobRecorder:
     """Outcome of every simulated job, filled in when the job ends.
 
-    Number fields are typed arrays (8 bytes a job, no boxed values, read by numpy without a
-    copy), one per ``RECORDER_FIELDS`` declaration (``acmesim.jobs``) plus ``end``; ``node`` is
-    the node of a GPU job whose last interval held one node (-1 otherwise) and ``nodes_multi``
-    maps every other job with a grant to its node indices.
+    Number fields are flat buffers written through a ``memoryview`` (8 bytes a job, no boxed
+    values, read by numpy without a copy: ``column``), one per ``RECORDER_FIELDS`` declaration
+    (``acmesim.jobs``) plus ``end``; those that read 0 until set are allocated zeroed by the
+    system (untouched pages take no memory; see ``_copier``). ``node`` is the node of a GPU job
+    whose last interval held one node (-1 otherwise) and ``nodes_multi`` maps every other job
+    with a grant to its node indices.
     """
 
     FLOATS: tuple[str, ...] = ("end", *(f.recorder for f in RECORDER_FIELDS
@@ -107,11 +122,14 @@ class JobRecorder:
     _copy = staticmethod(_copier())
 
     def __init__(self, size: int) -> None:
+        self._columns: dict[str, np.ndarray] = {}
         for name in self.FLOATS:  # times NaN until the job ends, amounts 0
-            unset = math.nan if name in ("start", "end") else 0.0
-            setattr(self, name, array("d", [unset]) * size)
+            self._columns[name] = (np.full(size, np.nan) if name in UNSET_NAN
+                                   else np.zeros(size))
         for name in self.INTS:
-            setattr(self, name, array("q", [0]) * size)
+            self._columns[name] = np.zeros(size, dtype=np.int64)
+        for name, values in self._columns.items():
+            setattr(self, name, memoryview(values))  # item writes as fast as an array's
         self.state = [""] * size
         self.node = array("i", [-1]) * size  # 32-bit: node indices
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
@@ -135,6 +153,5 @@ class JobRecorder:
         self.ended += 1
 
     def column(self, name: str) -> np.ndarray:
-        """A number field as a numpy array (a view of the recorder's own buffer)."""
-        values = getattr(self, name)
-        return np.frombuffer(values, dtype=np.float64 if values.typecode == "d" else np.int64)
+        """A number field as a numpy array (the recorder's own buffer, no copy)."""
+        return self._columns[name]
