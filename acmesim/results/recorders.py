@@ -36,7 +36,8 @@ class StepRecorder:
         self.rows = array("i")
         """The counts of every row (``COUNTS``), row after row."""
         self.load = array("q")
-        """``busy_load`` of every row."""
+        """``busy_load`` of every row, from the first row whose load is not 0 (until then
+        empty: without a power model every load is 0, and ``arrays`` gives zeros)."""
         self._last: tuple[int, int, int, int, int] | None = None
         self._last_load = 0
         self._last_time = math.nan
@@ -49,12 +50,16 @@ class StepRecorder:
             return
         if now == self._last_time:
             self.rows[-5:] = array("i", row)
-            self.load[-1] = busy_load
         else:
             self.time.append(now)
             self.rows.extend(row)
-            self.load.append(busy_load)
             self._last_time = now
+        if busy_load or self.load:
+            load = self.load
+            missing = len(self.time) - len(load)  # rows whose load (0) is not stored yet
+            if missing:
+                load.frombytes(bytes(8 * missing))
+            load[-1] = busy_load
         self._last = row
         self._last_load = busy_load
 
@@ -67,7 +72,8 @@ class StepRecorder:
         rows = np.frombuffer(self.rows, dtype=np.int32).reshape(-1, len(self.COUNTS))
         for k, name in enumerate(self.COUNTS):
             out[name] = _read_only(rows[:, k])
-        out["busy_load"] = _read_only(np.frombuffer(self.load, dtype=np.int64))
+        out["busy_load"] = _read_only(np.frombuffer(self.load, dtype=np.int64) if self.load
+                                      else np.zeros(len(self.time), dtype=np.int64))
         return out
 
 
