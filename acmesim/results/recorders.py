@@ -135,7 +135,7 @@ class JobRecorder:
         for name in self.INTS:
             self._columns[name] = np.zeros(size, dtype=np.int64)
         for name, values in self._columns.items():
-            setattr(self, name, memoryview(values))  # item writes as fast as an array's
+            setattr(self, name, values.data)  # a memoryview: item writes as fast as an array's
         self.state = [""] * size
         self.node = array("i", [-1]) * size  # 32-bit: node indices
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
