@@ -51,6 +51,16 @@ def _flat_nodes(nodes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return flat, offsets
 
 
+def _positions(ids, table_ids) -> np.ndarray:
+    """Position in ``table_ids`` of each of ``ids`` (its first occurrence; -1 if absent), by an
+    arrow hash table (tens of millions of ids, no Python string each)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    found = pc.index_in(pa.array(ids.astype(str)), value_set=pa.array(table_ids.astype(str)))
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+
+
 def child_acmesim(args: argparse.Namespace) -> dict:
     """Time one acmesim replay of the stored trace; store its starts and nodes if asked."""
     import pandas as pd
@@ -75,7 +85,7 @@ def child_acmesim(args: argparse.Namespace) -> dict:
         out["failures"] = int(result.summary["failures"])
     if args.out:
         jobs = result.jobs
-        rows = pd.Index(trace["job_id"].astype(str)).get_indexer(jobs["job_id"])
+        rows = _positions(jobs["job_id"], trace["job_id"])
         flat, offsets = _flat_nodes([node_indices(n) for n in jobs["nodes"]])
         np.savez(args.out, rows=rows, starts=jobs["start_time"].to_numpy(dtype=float),
                  nodes=flat, offsets=offsets)
@@ -119,7 +129,7 @@ def run_child(kind: str, trace: Path, scale: int, *extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def compare(acme_path: Path, ref_path: Path, ids: list[str]) -> list[str]:
+def compare(acme_path: Path, ref_path: Path, ids) -> list[str]:
     """Problems found comparing the stored outputs (empty if starts and nodes are identical)."""
     acme, ref = np.load(acme_path), np.load(ref_path)
     if len(acme["rows"]) != len(ref["rows"]):
@@ -148,7 +158,7 @@ def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
     from scale_trace import scaled_trace
 
     trace = scaled_trace(scale, args.days, args.seed, args.cache)
-    ids = trace["job_id"].astype(str).tolist()
+    ids = trace["job_id"].astype(str).array  # indexable by position, no Python string per row
     path = tmp / f"trace-x{scale}.pkl"
     trace.to_pickle(path)
     del trace

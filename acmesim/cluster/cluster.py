@@ -24,6 +24,9 @@ Allocation = tuple[tuple[int, int], ...]
 Grant = tuple[tuple[int, int], ...]
 """What the cluster hands a started job: ``(node index, bit mask of its GPUs)`` pairs."""
 
+_UP = NodeHealth.UP
+"""The health that accepts jobs (a module constant: read on every allocation and release)."""
+
 
 def _lowest_bits(mask: int, count: int) -> int:
     """The ``count`` lowest set bits of ``mask``."""
@@ -123,24 +126,24 @@ class Cluster:
         if len(allocation) > 1:
             self._check_distinct(job, allocation)
         gpus, free, masks, buckets = self.gpus_per_node, self.free, self.free_mask, self.buckets
-        health, table, up = self.health, self._lowest, NodeHealth.UP
+        health, table, owners = self.health, self._lowest, self.jobs_on_node
         grants = []
         total = 0
         for node, count in allocation:
-            if not 0 <= node < len(free) or health[node] is not up or not 0 < count <= free[node]:
+            if node < 0 or node >= len(free) or health[node] is not _UP or not 0 < count <= (
+                    before := free[node]):
                 self._reject(job, node, count, allocation)
-            before = free[node]
             after = before - count
             del buckets[before][node]
             buckets[after][node] = None
             if before == gpus:
                 self._take_whole(node)
                 self.busy_nodes += 1
-            mask = (table[masks[node]][count] if table is not None
-                    else _lowest_bits(masks[node], count))
-            masks[node] ^= mask
+            held = masks[node]
+            mask = table[held][count] if table is not None else _lowest_bits(held, count)
+            masks[node] = held ^ mask
             free[node] = after
-            self.jobs_on_node[node][job] = mask
+            owners[node][job] = mask
             total += count
             grants.append((node, mask))
         self.free_total -= total
@@ -168,19 +171,19 @@ class Cluster:
     def release(self, job: int, grants: Grant) -> None:
         """Return every GPU of ``grants`` held by job ``job`` at once."""
         gpus, free, masks, buckets = self.gpus_per_node, self.free, self.free_mask, self.buckets
-        health, up = self.health, NodeHealth.UP
+        health, owners = self.health, self.jobs_on_node
         total = 0
         for node, mask in grants:
             count = mask.bit_count()
             before = free[node]
             after = before + count
-            del self.jobs_on_node[node][job]
+            del owners[node][job]
             masks[node] |= mask
             free[node] = after
             total += count
             if after == gpus:
                 self.busy_nodes -= 1
-            if health[node] is up:
+            if health[node] is _UP:
                 del buckets[before][node]
                 buckets[after][node] = None
                 self.free_total += count

@@ -219,11 +219,12 @@ class ClusterView:
 class QueueView:
     """Read-only, live view of one pending queue (arrival order)."""
 
-    __slots__ = ("_jobs", "_demand")
+    __slots__ = ("_jobs", "_demand", "_values")
 
     def __init__(self, jobs: Mapping[int, JobInfo], demand: Callable[[], int]) -> None:
         self._jobs = jobs
         self._demand = demand
+        self._values = jobs.values()  # live
 
     def __len__(self) -> int:
         return len(self._jobs)
@@ -242,6 +243,10 @@ class QueueView:
         for job in self._jobs.values():
             return job
         raise IndexError("head of an empty queue")
+
+    def peek(self) -> JobInfo | None:
+        """The oldest pending job, or None when the queue is empty; O(1)."""
+        return next(iter(self._values), None)
 
     @property
     def gpu_demand(self) -> int:

@@ -18,6 +18,7 @@ stream ``power.gpu_util``:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,7 +46,7 @@ DERIVED = DerivedUtilization(zero_share=0.03, mean=0.97, concentration=20.0)
 """The per-job utilization of jobs whose trace row gives none (see the module)."""
 
 
-def trace_utilization(frame: pd.DataFrame, job_ids: list[str]) -> np.ndarray:
+def trace_utilization(frame: pd.DataFrame, job_ids: Sequence[str]) -> np.ndarray:
     """``gpu_util`` of each of ``job_ids`` from ``frame`` (first row of an id; NaN if absent)."""
     if COLUMN not in frame.columns:
         return np.full(len(job_ids), np.nan)

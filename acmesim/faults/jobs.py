@@ -51,7 +51,9 @@ class JobPreparer:
         """Prepare ``job`` (an engine arrival hook)."""
         if job.pool != "gpu":
             return
-        plan, pace = self._plan(job)
+        shape = (job.type, job.gpu_num, job.node_num, job.nodes_needed)  # what a plan depends on
+        cached = self._plans.get(shape)
+        plan, pace = cached if cached is not None else self._plan(job, shape)
         if pace is not None:
             job.pace = pace
             self.plans[job.index] = plan
@@ -64,13 +66,10 @@ class JobPreparer:
                 job.outcome = "FAILED"
                 self.failed[job.index] = failure.kind
 
-    def _plan(self, job: Job) -> tuple[CheckpointPlan, CheckpointPace | None]:
-        """The plan and pace of the job's shape (cached)."""
-        shape = (job.type, job.gpu_num, job.node_num, job.nodes_needed)
-        cached = self._plans.get(shape)
-        if cached is None:
-            mtbf = self.failure_model.job_mtbf(job.gpu_num, job.nodes_needed)
-            plan = self.checkpoint_policy.plan(job, mtbf)
-            cached = (plan, CheckpointPace.of(plan))
-            self._plans[shape] = cached
+    def _plan(self, job: Job, shape: Shape) -> tuple[CheckpointPlan, CheckpointPace | None]:
+        """The plan and pace of a job of a shape not seen yet (then cached)."""
+        mtbf = self.failure_model.job_mtbf(job.gpu_num, job.nodes_needed)
+        plan = self.checkpoint_policy.plan(job, mtbf)
+        cached = (plan, CheckpointPace.of(plan))
+        self._plans[shape] = cached
         return cached

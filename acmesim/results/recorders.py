@@ -18,7 +18,9 @@ class StepRecorder:
     """The cluster state after each scheduling pass: a right-continuous step function.
 
     Row ``k`` holds from ``time[k]`` until ``time[k + 1]``; a second pass at the same time
-    overwrites the row, so the curve is the state after the last pass at each time.
+    overwrites the row, so the curve is the state after the last pass at each time. A curve has
+    a row per scheduling pass (about two per job), so the counts are stored as 32-bit integers
+    (at most 2**31 - 1 GPUs, nodes or pending jobs) and ``busy_load`` as 64-bit.
     """
 
     FIELDS = ("busy_gpus", "allocated_gpus", "busy_nodes", "queue_length", "queued_gpus",
@@ -26,42 +28,80 @@ class StepRecorder:
     """``busy_load``: sum of the running jobs' power ``load`` (mW above idle; 0 without a power
     model), a step of the same curve so power follows exactly the steps utilization does."""
 
+    COUNTS = FIELDS[:-1]
+    """The fields stored as 32-bit counts (all but ``busy_load``)."""
+
     def __init__(self) -> None:
         self.time = array("d")
-        self.rows = array("q")
-        """The fields of every row, ``len(FIELDS)`` values a row, row after row."""
-        self._last: tuple[int, int, int, int, int, int] | None = None
+        self.rows = array("i")
+        """The counts of every row (``COUNTS``), row after row."""
+        self.load = array("q")
+        """``busy_load`` of every row, from the first row whose load is not 0 (until then
+        empty: without a power model every load is 0, and ``arrays`` gives zeros)."""
+        self._last: tuple[int, int, int, int, int] | None = None
+        self._last_load = 0
         self._last_time = math.nan
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
         """Add the state at ``now``: replaces a row at the same time, skips an unchanged one."""
-        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus, busy_load)
-        if row == self._last:
+        row = (busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus)
+        if row == self._last and busy_load == self._last_load:
             return
         if now == self._last_time:
-            self.rows[-6:] = array("q", row)
+            self.rows[-5:] = array("i", row)
         else:
             self.time.append(now)
             self.rows.extend(row)
             self._last_time = now
+        if busy_load or self.load:
+            load = self.load
+            missing = len(self.time) - len(load)  # rows whose load (0) is not stored yet
+            if missing:
+                load.frombytes(bytes(8 * missing))
+            load[-1] = busy_load
         self._last = row
+        self._last_load = busy_load
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The curve as numpy arrays (``time`` plus one array per field)."""
-        out: dict[str, np.ndarray] = {"time": np.frombuffer(self.time, dtype=np.float64).copy()}
-        rows = np.frombuffer(self.rows, dtype=np.int64).reshape(-1, len(self.FIELDS))
-        for k, name in enumerate(self.FIELDS):
-            out[name] = rows[:, k].copy()
+        """The curve as read-only numpy arrays (``time`` plus one array per field): views of the
+        recorder's buffers, no copy (a curve has a row per scheduling pass). Call it once the
+        run is over: the buffers cannot grow while a view of them exists."""
+        out: dict[str, np.ndarray] = {"time": _read_only(np.frombuffer(self.time,
+                                                                       dtype=np.float64))}
+        rows = np.frombuffer(self.rows, dtype=np.int32).reshape(-1, len(self.COUNTS))
+        for k, name in enumerate(self.COUNTS):
+            out[name] = _read_only(rows[:, k])
+        out["busy_load"] = _read_only(np.frombuffer(self.load, dtype=np.int64) if self.load
+                                      else np.zeros(len(self.time), dtype=np.int64))
         return out
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    """``values`` (a view), marked read-only."""
+    values.flags.writeable = False
+    return values
+
+
+UNSET_NAN = ("start", "end")
+"""Recorder fields that read NaN until the job ends; every other one reads 0."""
 
 
 def _copier():
     """``copy(recorder, i, job)``: one assignment per ``RECORDER_FIELDS`` declaration, generated
-    once at import time (as fast as the assignments written out by hand)."""
+    once at import time (as fast as the assignments written out by hand). A field that reads 0
+    until set is written only when the job's value is not +0 (exactly: -0.0 is written), so
+    the pages of a field no job changes (failures, checkpoints, preemptions in a plain replay)
+    are never touched and take no memory."""
     lines = ["def copy(recorder, i, job):"]
-    lines += [f"    recorder.{f.recorder}[i] = job.{f.attr}" for f in RECORDER_FIELDS]
-    namespace: dict = {}
+    for f in RECORDER_FIELDS:
+        if f.recorder in UNSET_NAN:
+            lines.append(f"    recorder.{f.recorder}[i] = job.{f.attr}")
+            continue
+        test = "value" if f.kind == "int" else "value or copysign(1.0, value) < 0.0"
+        lines += [f"    value = job.{f.attr}", f"    if {test}:",
+                  f"        recorder.{f.recorder}[i] = value"]
+    namespace: dict = {"copysign": math.copysign}
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["copy"]
 
@@ -69,10 +109,12 @@ def _copier():
 class JobRecorder:
     """Outcome of every simulated job, filled in when the job ends.
 
-    Number fields are typed arrays (8 bytes a job, no boxed values, read by numpy without a
-    copy), one per ``RECORDER_FIELDS`` declaration (``acmesim.jobs``) plus ``end``; ``node`` is
-    the node of a GPU job whose last interval held one node (-1 otherwise) and ``nodes_multi``
-    maps every other job with a grant to its node indices.
+    Number fields are flat buffers written through a ``memoryview`` (8 bytes a job, no boxed
+    values, read by numpy without a copy: ``column``), one per ``RECORDER_FIELDS`` declaration
+    (``acmesim.jobs``) plus ``end``; those that read 0 until set are allocated zeroed by the
+    system (untouched pages take no memory; see ``_copier``). ``node`` is the node of a GPU job
+    whose last interval held one node (-1 otherwise) and ``nodes_multi`` maps every other job
+    with a grant to its node indices.
     """
 
     FLOATS: tuple[str, ...] = ("end", *(f.recorder for f in RECORDER_FIELDS
@@ -86,13 +128,16 @@ class JobRecorder:
     _copy = staticmethod(_copier())
 
     def __init__(self, size: int) -> None:
+        self._columns: dict[str, np.ndarray] = {}
         for name in self.FLOATS:  # times NaN until the job ends, amounts 0
-            unset = math.nan if name in ("start", "end") else 0.0
-            setattr(self, name, array("d", [unset]) * size)
+            self._columns[name] = (np.full(size, np.nan) if name in UNSET_NAN
+                                   else np.zeros(size))
         for name in self.INTS:
-            setattr(self, name, array("q", [0]) * size)
+            self._columns[name] = np.zeros(size, dtype=np.int64)
+        for name, values in self._columns.items():
+            setattr(self, name, values.data)  # a memoryview: item writes as fast as an array's
         self.state = [""] * size
-        self.node = array("q", [-1]) * size
+        self.node = array("i", [-1]) * size  # 32-bit: node indices
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
         self.ended = 0
 
@@ -114,6 +159,5 @@ class JobRecorder:
         self.ended += 1
 
     def column(self, name: str) -> np.ndarray:
-        """A number field as a numpy array (a view of the recorder's own buffer)."""
-        values = getattr(self, name)
-        return np.frombuffer(values, dtype=np.float64 if values.typecode == "d" else np.int64)
+        """A number field as a numpy array (the recorder's own buffer, no copy)."""
+        return self._columns[name]

@@ -22,12 +22,14 @@ def _stats(values: np.ndarray) -> list[float]:
     return [float(values.mean()), float(p50), float(p95), float(p99)]
 
 
-def _stat_fields(jobs: pd.DataFrame, suffix: str = "") -> dict[str, float]:
-    """jct_* and queue_delay_* statistics of ``jobs``."""
+def _stat_fields(metrics: Mapping[str, np.ndarray], suffix: str = "",
+                 rows: np.ndarray | None = None) -> dict[str, float]:
+    """jct_* and queue_delay_* statistics of ``metrics`` (each metric's values, of the jobs
+    where ``rows`` is true if given: no copy of the jobs table per job type)."""
     out: dict[str, float] = {}
-    for metric in ("jct", "queue_delay"):
-        values = jobs[metric].to_numpy(dtype=float)
-        for stat, value in zip(STATS, _stats(values), strict=True):
+    for metric, values in metrics.items():
+        chosen = values if rows is None else values[rows]
+        for stat, value in zip(STATS, _stats(chosen), strict=True):
             out[f"{metric}_{stat}{suffix}"] = value
     return out
 
@@ -48,9 +50,12 @@ def job_statistics(jobs: pd.DataFrame, total_gpus: int, recorded: bool) -> dict[
     first = float(jobs["submit_time"].min()) if len(jobs) else 0.0
     makespan = float(jobs["end_time"].max()) - first if len(jobs) else 0.0
     out["makespan"] = makespan
-    out.update(_stat_fields(jobs))
+    metrics = {m: jobs[m].to_numpy(dtype=float) for m in ("jct", "queue_delay")}
+    out.update(_stat_fields(metrics))
+    types = jobs["type"]
     for job_type in JOB_TYPES:
-        out.update(_stat_fields(jobs[jobs["type"] == job_type], f"_{job_type.lower()}"))
+        out.update(_stat_fields(metrics, f"_{job_type.lower()}",
+                                (types == job_type).to_numpy()))
     gpu = jobs["pool"] == "gpu"
     gpu_num = jobs["gpu_num"].to_numpy(dtype=float)
     out["gpu_time"] = float(np.dot(jobs["run_time"].to_numpy(dtype=float)[gpu], gpu_num[gpu]))
@@ -70,14 +75,16 @@ def reliability_statistics(jobs: pd.DataFrame) -> dict[str, Any]:
     failed = jobs["state"].isin(sorted(FAILED_STATES)).to_numpy()
     held = jobs["run_time"].to_numpy(dtype=float) * gpu_num
     stalls = jobs["checkpoint_overhead"].to_numpy(dtype=float) * gpu_num
-    pretrain = jobs[jobs["type"] == "Pretrain"]
-    wall = float((pretrain["end_time"] - pretrain["start_time"]).sum())
+    pretrain = (jobs["type"] == "Pretrain").to_numpy()
+    wall = float(np.nansum(jobs["end_time"].to_numpy(dtype=float)[pretrain]
+                           - jobs["start_time"].to_numpy(dtype=float)[pretrain]))
     return {
         "restarts": int(jobs["restarts"].sum()),
         "lost_gpu_hours_checkpoints": float(stalls.sum()) / HOUR,
         "failed_job_gpu_hours": float(held[failed].sum()) / HOUR,
         "recovery_wait_hours": float(jobs["recovery_wait"].sum()) / HOUR,
-        "ettr_pretrain": float(pretrain["work_done"].sum()) / wall if wall > 0 else float("nan"),
+        "ettr_pretrain": (float(np.nansum(jobs["work_done"].to_numpy(dtype=float)[pretrain]))
+                          / wall if wall > 0 else float("nan")),
     }
 
 

@@ -231,7 +231,7 @@ def _result(config: ReplayConfig, sim: Simulation, table: JobTable,
     return SimulationResult(
         jobs=tables["jobs"],
         utilization=tables["utilization"],
-        curve=pd.DataFrame(sim.steps.arrays()),
+        curve=pd.DataFrame(sim.steps.arrays(), copy=False),
         summary=summary,
         trace_start=table.origin,
         tables=[(schemas[name], frame) for name, frame in tables.items()

@@ -6,7 +6,6 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from acmesim.cluster.cluster import Grant
 from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, named
 
 PENDING = "pending"
@@ -70,36 +69,6 @@ class Job:
         def __setattr__(self, name: str, value: Any) -> None: ...
 
 
-    def _init_progress(self) -> None:
-        """The engine state of a job that has just arrived."""
-        self.status = PENDING
-        self.start_time = NAN
-        self.last_start = NAN
-        self.expected_end = NAN
-        self.work_done = 0.0
-        self.checkpointed_work = 0.0
-        self.overhead = 0.0
-        self.attained_closed = 0.0
-        self.held_time = 0.0
-        self.preemptions = 0
-        self.failures = 0
-        self.lost_gpu_time = 0.0
-        self.epoch = 0
-        self.grants: Grant = ()
-        self.arrival_seq = 0
-        self.end_state = self.outcome
-        self.next_overhead: float | None = None
-        self.pace: CheckpointPacing | None = None
-        self.restarts = 0
-        self.checkpoint_overhead = 0.0
-        self.recovery_wait = 0.0
-        self.stopped_at = NAN
-        self.wait_part = 0.0
-        self.stop_cause = ""
-        self.failure_lost_gpu_time = 0.0
-        self.startup = 0.0
-        self.load = 0
-
     @property
     def remaining_work(self) -> float:
         """Work left as of the last start or requeue (s at gpu_num; of the modeled ``work``)."""
@@ -115,20 +84,52 @@ class Job:
                 f"nodes={self.nodes_needed}, {self.status})")
 
 
+PROGRESS: tuple[tuple[str, str], ...] = (
+    ("status", "PENDING"), ("start_time", "NAN"), ("last_start", "NAN"),
+    ("expected_end", "NAN"), ("work_done", "0.0"), ("checkpointed_work", "0.0"),
+    ("overhead", "0.0"), ("attained_closed", "0.0"), ("held_time", "0.0"),
+    ("preemptions", "0"), ("failures", "0"), ("lost_gpu_time", "0.0"), ("epoch", "0"),
+    ("grants", "()"), ("arrival_seq", "0"), ("end_state", "{job}.trace_state"),
+    ("next_overhead", "None"), ("pace", "None"), ("restarts", "0"),
+    ("checkpoint_overhead", "0.0"), ("recovery_wait", "0.0"), ("stopped_at", "NAN"),
+    ("wait_part", "0.0"), ("stop_cause", "''"), ("failure_lost_gpu_time", "0.0"),
+    ("startup", "0.0"), ("load", "0"),
+)
+"""The engine state of a job that has just arrived: ``(attribute, initial value)``, the value as
+source text. The generated ``__init__`` sets them in line (a job is created per arrival, and a
+method call per job is measurable); ``end_state`` starts as the recorded outcome."""
+
+
+def _state_lines(target: str, values: dict[str, str]) -> list[str]:
+    """``target.attr = value`` for the index, every ``TABLE_FIELDS`` entry (its value in
+    ``values``, source text), the modeled ``work``/``outcome`` and the ``PROGRESS`` state."""
+    lines = [f"{target}.index = {values['index']}"]
+    lines += [f"{target}.{f.attr} = {values[named(f.attr)]}" for f in TABLE_FIELDS]
+    lines += [f"{target}.work = {target}.recorded_run_time",
+              f"{target}.outcome = {target}.trace_state"]
+    lines += [f"{target}.{name} = {value.format(job=target)}"
+              for name, value in PROGRESS]
+    return lines
+
+
 def _init_source() -> str:
-    """Source of ``Job.__init__``: the index, then one argument per ``TABLE_FIELDS`` entry."""
+    """Source of ``Job.__init__``: the index, then one argument per ``TABLE_FIELDS`` entry,
+    then the initial engine state (``PROGRESS``)."""
     names = [named(f.attr) for f in TABLE_FIELDS]
-    lines = [f"def __init__(self, index, {', '.join(names)}):", "    self.index = index"]
-    lines += [f"    self.{f.attr} = {f.attr}" for f in TABLE_FIELDS]
-    lines += ["    self.work = recorded_run_time", "    self.outcome = trace_state",
-              "    self._init_progress()"]
+    values = {"index": "index", **{name: name for name in names}}
+    lines = [f"def __init__(self, index, {', '.join(names)}):"]
+    lines += [f"    {line}" for line in _state_lines("self", values)]
     return "\n".join(lines) + "\n"
+
+
+_NAMESPACE = {"PENDING": PENDING, "NAN": NAN}
+"""The names the generated code reads besides its arguments."""
 
 
 def _derive_job_class() -> None:
     """Give ``Job`` its ``__init__``, generated once at import time from the declarations
     (creating a job costs what the hand-written constructor did)."""
-    namespace: dict = {}
+    namespace: dict = dict(_NAMESPACE)
     exec(_init_source(), namespace)  # noqa: S102 - generated from the declarations above
     init = namespace["__init__"]
     init.__doc__ = "A job arriving with its recorded and derived fields (``TABLE_FIELDS``)."
@@ -140,9 +141,20 @@ _derive_job_class()
 
 def job_maker(table) -> Callable[[int], Job]:
     """``make(i)``: the engine job of row ``i`` of ``table`` (a ``JobTable``), generated once
-    per table so an arrival is one call with the row's values."""
-    args = ", ".join(f"{f.table}[i]" for f in TABLE_FIELDS)
-    namespace = {"Job": Job, **{named(f.table): getattr(table, named(f.table))
-                                for f in TABLE_FIELDS}}
-    exec(f"def make(i):\n    return Job(i, {args})\n", namespace)  # noqa: S102
+    per table: it sets the fields ``Job.__init__`` sets, with the row's values, in one call (an
+    arrival costs no constructor call on top)."""
+    values = {"index": "i"}
+    namespace: dict[str, Any] = {**_NAMESPACE, "Job": Job, "new": object.__new__}
+    for f in TABLE_FIELDS:
+        column = getattr(table, named(f.table))
+        if hasattr(column, "element_source"):  # a compact text column (acmesim.sim.texts)
+            values[named(f.attr)], names = column.element_source(named(f.table), "i")
+            namespace.update(names)
+        else:
+            values[named(f.attr)] = f"{f.table}[i]"
+            namespace[named(f.table)] = column
+    lines = ["def make(i):", "    job = new(Job)"]
+    lines += [f"    {line}" for line in _state_lines("job", values)]
+    lines.append("    return job")
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["make"]

@@ -20,7 +20,9 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
 
     Each column comes from where its declaration (``acmesim.jobs.OUTPUT_FIELDS``) says: the job
     table for recorded and derived fields, the recorder for modeled outcomes, or a rule of its
-    own below for the rest.
+    own below for the rest. Number columns are the job table's and the recorder's own buffers
+    (no copy: the run is over when the table is built); text columns are made from the compact
+    columns without a Python string per row.
     """
     submit = np.asarray(table.submit, dtype=float)
     start = recorder.column("start")
@@ -39,10 +41,10 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
             columns[f.output] = (recorder.state if f.kind == "str"
                                  else recorder.column(f.recorder))
         elif f.kind == "str":
-            columns[f.output] = getattr(table, named(f.table))
+            columns[f.output] = getattr(table, named(f.table)).to_pandas()
         else:
             columns[f.output] = np.asarray(getattr(table, named(f.table)), dtype=DTYPES[f.kind])
-    return pd.DataFrame(columns, copy=True)
+    return pd.DataFrame(columns, copy=False)
 
 
 DTYPES = {"int": np.int64, "float": np.float64}
@@ -52,7 +54,7 @@ def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
     """Each job's nodes (``;``-joined names; empty without a grant), by array lookups except
     for jobs on several nodes or CPU nodes."""
     names = np.asarray((*gpu_names, ""), dtype=object)  # index -1: no single GPU node
-    nodes = names[np.frombuffer(recorder.node, dtype=np.int64)]
+    nodes = names[np.frombuffer(recorder.node, dtype=np.int32)]
     for i, ids in recorder.nodes_multi.items():
         gpu = table.pool[i] == "gpu"
         nodes[i] = ";".join(gpu_names[n] if gpu else cpu_node_name(n) for n in ids)

@@ -25,7 +25,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
-from typing import Literal, cast
+from typing import Literal
 
 from simpy.core import StopSimulation
 from simpy.events import Event
@@ -100,6 +100,9 @@ class Simulation:
         self._startup_draws = (memoryview(b"").cast("d") if self.startup is None
                                else self.startup.astype(float, copy=False).data)
         """The same draws as Python floats by index (a view, no copy)."""
+        self._launch_interval = spec.startup.launch_interval
+        self._total = len(table)
+        """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
         self.events = 0
@@ -129,6 +132,7 @@ class Simulation:
         self._launcher_free = 0.0
         self._pass_pending = False
         self._in_pass = False
+        self._pass = self._on_pass  # bound once: a pass is requested at nearly every timestamp
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
         self._progress = progress
@@ -196,37 +200,46 @@ class Simulation:
 
         self.env.call_at(times[order[0]], fire)
 
-    def _on_arrivals(self, indices: list[int]) -> None:
-        """Jobs submitted now enter their pending queues."""
-        hooked, prepare, make = self._hooks["on_arrival"], self._arrival_hooks, self._make_job
-        for i in indices:
-            job = make(i)
-            for hook in prepare:
+    def _on_arrivals(self, indices: Sequence[int]) -> None:
+        """Jobs submitted now enter their pending queues (each extension's ``on_arrival`` sees
+        each job before it is queued; the scheduler's, once it is)."""
+        make = self._make_job
+        arrived = [make(i) for i in indices]
+        for hook in self._arrival_hooks:
+            for job in arrived:
                 hook(job)
-            self._enqueue(job)
-            if hooked:
+        if self._hooks["on_arrival"]:
+            for job in arrived:
+                self._enqueue((job,))
                 self.scheduler.on_arrival(job, self.view)
-        self.request_pass()
+        else:
+            self._enqueue(arrived)
+        if not self._pass_pending and not self._in_pass:
+            self.request_pass()
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
         self.request_pass()
 
-    def _enqueue(self, job: Job) -> None:
-        """Put ``job`` at the back of its pool's pending queue."""
-        job.status = PENDING
-        job.arrival_seq = next(self._seq)
-        self._queues[job.pool][job.index] = job
-        self._demand[job.pool] += job.gpu_num
-        self.queued_jobs += 1
-        self.queued_gpus += job.gpu_num
+    def _enqueue(self, jobs: Sequence[Job]) -> None:
+        """Put ``jobs`` at the back of their pools' pending queues, in order."""
+        queues, demand, seq = self._queues, self._demand, self._seq
+        gpus = 0
+        for job in jobs:
+            job.status = PENDING
+            job.arrival_seq = next(seq)
+            queues[job.pool][job.index] = job
+            demand[job.pool] += job.gpu_num
+            gpus += job.gpu_num
+        self.queued_jobs += len(jobs)
+        self.queued_gpus += gpus
 
     # ------------------------------------------------------------------ passes
     def request_pass(self) -> None:
         """Ask for a scheduling pass at the current time (after all events at this time)."""
         if not self._pass_pending and not self._in_pass:
             self._pass_pending = True
-            self.env.call_last(self._on_pass, PASS_PRIORITY)
+            self.env.call_last(self._pass, PASS_PRIORITY)
 
     def _on_pass(self) -> None:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""
@@ -242,10 +255,10 @@ class Simulation:
                     self.preempt(job)
             start = self._start
             for job in decision.start:
-                start(cast(Job, job))  # policies hand back the engine's own jobs
+                start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
         finally:
             self._in_pass = False
-        now = self.env.now
+        now = self.env._now
         cluster = self.cluster
         self.steps.record(now, self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
                           self.queued_jobs, self.queued_gpus, self.busy_load)
@@ -253,7 +266,7 @@ class Simulation:
             self.check_invariants()
         if now >= self._next_progress:
             self._report_progress(now)
-        if self.jobs.ended == len(self.table):
+        if self.jobs.ended == self._total:
             raise StopSimulation(None)  # every job ended: later callbacks no longer matter
 
     def _report_progress(self, now: float) -> None:
@@ -279,13 +292,14 @@ class Simulation:
 
     def _start(self, job: Job, allocation: Allocation | None = None) -> bool:
         """Place (or put on ``allocation``) and start a pending job now; False if it won't fit."""
-        queue = self._queues.get(job.pool)
-        if queue is None or queue.get(job.index) is not job:
+        index, pool_name = job.index, job.pool
+        queue = self._queues.get(pool_name)
+        if queue is None or queue.get(index) is not job:
             raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked to start job "
                                f"{job.job_id!r} which is {job.status}, not pending")
         if allocation is None:
             allocation = self._fit(job)
-        gpu_job = job.pool == "gpu"
+        gpu_job = pool_name == "gpu"
         pool = self.cluster if gpu_job else self.cpu_pool
         if allocation is None:
             if self._failed == (job, pool.version):
@@ -299,14 +313,13 @@ class Simulation:
         for _, count in allocation:
             if count != per_node:
                 self._bad_shape(job, allocation)
-        job.grants = pool.allocate(job.index, allocation)
-        del queue[job.index]
+        job.grants = pool.allocate(index, allocation)
+        del queue[index]
         gpus = job.gpu_num
-        self._demand[job.pool] -= gpus
+        self._demand[pool_name] -= gpus
         self.queued_jobs -= 1
         self.queued_gpus -= gpus
-        env = self.env
-        now = env.now
+        now = self.env._now
         if job.preemptions or job.failures:
             job.overhead = (self.preemption.restart_overhead(job)
                             if job.next_overhead is None else job.next_overhead)
@@ -315,7 +328,8 @@ class Simulation:
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
         else:
-            startup = self._startup_of(job) if self.startup is not None and gpu_job else 0.0
+            startup = (self._startup_of(index, now) if gpu_job and self.startup is not None
+                       else 0.0)
             job.overhead = job.startup = startup
             job.start_time = now + startup
         job.last_start = now
@@ -325,26 +339,25 @@ class Simulation:
                 else pace.wall(job.work_done, job.work))
         end = now + job.overhead + work
         job.expected_end = end
-        self.running[job.index] = job
+        self.running[index] = job
         if gpu_job:
             self.busy_gpus += gpus
             self.busy_load += job.load
-        env.call_at(end, self._on_complete, (job, job.epoch))
+        self.env.call_at(end, self._on_complete, (job, job.epoch))
         if self._hooks["on_start"]:
             self.scheduler.on_start(job, self.view)
         return True
 
-    def _startup_of(self, job: Job) -> float:
-        """The start-up latency of a GPU job's first start now: its wait for the launcher (one
-        job per ``launch_interval``) plus its own draw."""
-        interval = self.spec.startup.launch_interval
-        now = self.env.now
+    def _startup_of(self, index: int, now: float) -> float:
+        """The start-up latency of GPU job ``index``'s first start at ``now``: its wait for the
+        launcher (one job per ``launch_interval``) plus its own draw."""
+        interval = self._launch_interval
         wait = 0.0
         if interval > 0.0:
             begin = max(now, self._launcher_free)
             self._launcher_free = begin + interval
             wait = begin - now
-        return wait + self._startup_draws[job.index]
+        return wait + self._startup_draws[index]
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""
@@ -356,8 +369,7 @@ class Simulation:
     def _on_complete(self, event: Event) -> None:
         """A running interval reached its end: the job is done unless the event is stale."""
         self.events += 1
-        # simpy types Event.value Optional[Any]; a processed completion holds (job, epoch)
-        job, epoch = event.value  # type: ignore[misc]
+        job, epoch = event._value  # a completion (Callback) holds (job, epoch)
         if epoch != job.epoch or job.status != RUNNING:
             return
         self._finish(job, job.outcome, job.work)
@@ -369,20 +381,25 @@ class Simulation:
         stopped by a failure, held or not), so it is where the pass that hands them to the queue
         (and records the utilization step) is requested.
         """
-        now = self.env.now
+        now = self.env._now
         held = now - job.last_start
-        pool = self.cluster if job.pool == "gpu" else self.cpu_pool
-        pool.release(job.index, job.grants)
+        gpu_job = job.pool == "gpu"
+        (self.cluster if gpu_job else self.cpu_pool).release(job.index, job.grants)
         del self.running[job.index]
-        self.request_pass()
-        if job.pool == "gpu":
-            self.busy_gpus -= job.gpu_num
+        if not self._pass_pending and not self._in_pass:
+            self.request_pass()
+        gpus = job.gpu_num
+        if gpu_job:
+            self.busy_gpus -= gpus
             self.busy_load -= job.load
-        startup = min(held, job.startup)
+        startup = job.startup
+        if not startup < held:  # min(held, startup), as written out below for the overhead
+            startup = held
         job.startup = 0.0
         job.held_time += held - startup
-        job.attained_closed += job.gpu_num * held
-        restart = job.gpu_num * (min(held, job.overhead) - startup)
+        job.attained_closed += gpus * held
+        overhead = job.overhead
+        restart = gpus * ((overhead if overhead < held else held) - startup)
         job.lost_gpu_time += restart
         if job.stop_cause == "failure":
             job.failure_lost_gpu_time += restart
@@ -395,7 +412,7 @@ class Simulation:
         for hook in self._close_hooks:
             hook(job, now)
         job.epoch += 1
-        job.expected_end = math.nan
+        job.expected_end = NAN
         return held
 
     def _finish(self, job: Job, state: str, work: float) -> None:
@@ -406,7 +423,7 @@ class Simulation:
         job.grants = ()
         job.status = DONE
         job.end_state = state
-        self.jobs.record(job, self.env.now, state, grants)
+        self.jobs.record(job, self.env._now, state, grants)
         if self._hooks["on_finish"]:
             self.scheduler.on_finish(job, self.view)
 
@@ -457,7 +474,7 @@ class Simulation:
         if job.status == DONE:
             return
         self.held.pop(job.index, None)
-        self._enqueue(job)
+        self._enqueue((job,))
         if self._hooks["on_requeue"]:
             self.scheduler.on_requeue(job, self.view)
         self.request_pass()

@@ -22,7 +22,8 @@ from acmesim.cluster.gang import gang_nodes_array
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.core.errors import AcmesimError
 from acmesim.jobs.fields import INPUT_COLUMNS, TABLE_FIELDS, JobField, named
-from acmesim.jobs.table import floats, ints, texts, times_ns, validated
+from acmesim.jobs.table import floats, ints, times_ns, validated
+from acmesim.sim.texts import CodedText, PackedText, Text
 
 REQUIRED_COLUMNS = INPUT_COLUMNS
 """The normalized-table columns the engine reads (declared in ``acmesim.jobs.fields``)."""
@@ -33,16 +34,17 @@ REQUIRED_COLUMNS = INPUT_COLUMNS
 class JobTable:
     """The jobs to simulate, indexed by engine job index (submission order).
 
-    Text columns are lists whose repeated values share one string object; number columns are
-    typed arrays (``array``; an element reads as a plain Python float or int).
+    Text columns are compact sequences of ``str`` (``acmesim.sim.texts``: the job id packed,
+    the others coded); number columns are typed arrays (``array``; an element reads as a plain
+    Python float or int). Neither holds a Python object per job.
     """
 
     origin: pd.Timestamp | None
-    job_id: list[str]
-    user: list[str]
-    type: list[str]
-    state: list[str]
-    pool: list[str]
+    job_id: Text
+    user: Text
+    type: Text
+    state: Text
+    pool: Text
     submit: Sequence[float]
     start: Sequence[float]
     recorded_run_time: Sequence[float]
@@ -92,10 +94,11 @@ def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequ
     """A plain recorded field's list, by its kind (NaN or "" when it is optional and the table
     has no such column)."""
     if f.input not in frame.columns:
-        return [""] * len(rows) if f.kind == "str" else _floats(np.full(len(rows), np.nan))
+        return (CodedText(array("i", bytes(4 * len(rows))), [""]) if f.kind == "str"
+                else _floats(np.full(len(rows), np.nan)))
     column = named(f.input)
     if f.kind == "str":
-        return _shared([str(v) for v in texts(frame, column)[rows]])
+        return CodedText.of(frame[column].iloc[rows])
     if f.kind == "int":
         return _ints(ints(frame, column)[rows])
     return _floats(floats(frame, column)[rows])
@@ -150,19 +153,19 @@ def prepare_jobs(
     rows = rows[np.argsort(submit_ns[rows], kind="stable")]
     origin_ns = int(submit_ns.min()) if len(frame) else 0
 
-    def text(column: str) -> list[str]:
-        return [str(v) for v in texts(frame, column)[rows]]
+    def coded(column: str) -> CodedText:
+        return CodedText.of(frame[column].iloc[rows])
 
     return JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
-        job_id=text("job_id"), user=_shared(text("user")), type=_shared(text("type")),
-        state=_shared(text("state")),
-        pool=np.asarray(["gpu", "cpu"], dtype=object)[is_cpu[rows].astype(np.intp)].tolist(),
+        job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
+        type=coded("type"), state=coded("state"),
+        pool=CodedText(array("i", is_cpu[rows].astype(np.int32).tobytes()), ["gpu", "cpu"]),
         submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
         start=_floats((start_ns[rows] - origin_ns) / 1e9),
         recorded_run_time=_floats(run_time[rows]),
         gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
-        nodes_needed=_ints(needed[rows]), per_node=_ints(per_node[rows]),
+        nodes_needed=_ints(needed[rows], "i"), per_node=_ints(per_node[rows], "i"),
         input_jobs=len(frame),
         cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
         oversize_skipped=len(oversize_rows),
@@ -170,22 +173,20 @@ def prepare_jobs(
     )
 
 
-def _shared(texts: list[str]) -> list[str]:
-    """``texts`` with every repeated value one shared string object (few distinct values)."""
-    if not texts:
-        return texts
-    codes, uniques = pd.factorize(np.asarray(texts, dtype=object))
-    return np.asarray(uniques, dtype=object)[codes].tolist()
-
-
 def _floats(values: np.ndarray) -> array:
-    """A float64 column as a typed array (8 bytes a value instead of a boxed float)."""
-    return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    """A float64 column as a typed array (8 bytes a value instead of a boxed float; one copy)."""
+    typed = array("d")
+    typed.frombytes(np.ascontiguousarray(values, dtype=np.float64).data.cast("B"))
+    return typed
 
 
-def _ints(values: np.ndarray) -> array:
-    """An integer column as a typed int64 array."""
-    return array("q", np.ascontiguousarray(values, dtype=np.int64).tobytes())
+def _ints(values: np.ndarray, typecode: str = "q") -> array:
+    """An integer column as a typed array, int64 (``"q"``) or int32 (``"i"``: the gang shape,
+    which no result table reads); one copy."""
+    dtype = np.int64 if typecode == "q" else np.int32
+    typed = array(typecode)
+    typed.frombytes(np.ascontiguousarray(values, dtype=dtype).data.cast("B"))
+    return typed
 
 
 def _reason(row: int, gpu, needed, per_node, is_cpu) -> str:
