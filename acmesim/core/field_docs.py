@@ -56,7 +56,7 @@ def _class_node(klass: type) -> ast.ClassDef | None:
     """
     try:
         path = inspect.getsourcefile(klass)
-    except TypeError:  # a built-in class
+    except (OSError, TypeError):  # a built-in class, or one defined where no file is (``-c``)
         return None
     tree = _module_tree(path) if path else None
     node: ast.AST | None = tree

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 
 import pytest
 
@@ -65,3 +67,12 @@ def test_every_replay_config_field_documents_its_meaning():
     text = help_text(load_registries())
     assert any(line.startswith("  mode=scheduled") and "recorded (start jobs" in line
                for line in text.splitlines())
+
+
+def test_a_config_class_without_a_source_file_has_no_documented_options(monkeypatch):
+    # as a plug-in defined in ``python -c`` code: its module has no file to read
+    module = types.ModuleType("__main__")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec("import dataclasses\n@dataclasses.dataclass\nclass Config:\n    x: int = 1\n",
+         module.__dict__)
+    assert field_docs(module.Config) == {}
