@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from acmesim.jobs.fields import RECORDER_FIELDS
+from acmesim.jobs.fields import RECORDER_FIELDS, ZERO
 
 
 class StepRecorder:
@@ -87,23 +88,43 @@ UNSET_NAN = ("start", "end")
 """Recorder fields that read NaN until the job ends; every other one reads 0."""
 
 
-def _copier():
-    """``copy(recorder, i, job)``: one assignment per ``RECORDER_FIELDS`` declaration, generated
-    once at import time (as fast as the assignments written out by hand). A field that reads 0
-    until set is written only when the job's value is not +0 (exactly: -0.0 is written), so
-    the pages of a field no job changes (failures, checkpoints, preemptions in a plain replay)
-    are never touched and take no memory."""
-    lines = ["def copy(recorder, i, job):"]
+def _recorder_source() -> str:
+    """Source of ``record(job, end, state, grants)`` (see ``JobRecorder.record``): one
+    assignment per ``RECORDER_FIELDS`` declaration, written into buffers the generated code
+    reads as names (no attribute lookup per field). A field that reads 0 until set is written
+    only when the job's value is not +0 (exactly: -0.0 is written), so the pages of a field no
+    job changes (failures, checkpoints, preemptions in a plain replay) are never touched and
+    take no memory; a value that is still the job's initial ``ZERO`` object is +0 at no cost."""
+    lines = ["def record(job, end, state, grants):",
+             "    i = job.index",
+             "    if states[i]:",
+             "        ended_twice(job)"]
     for f in RECORDER_FIELDS:
         if f.recorder in UNSET_NAN:
-            lines.append(f"    recorder.{f.recorder}[i] = job.{f.attr}")
+            lines.append(f"    {f.recorder}[i] = job.{f.attr}")
             continue
-        test = "value" if f.kind == "int" else "value or copysign(1.0, value) < 0.0"
+        test = ("value" if f.kind == "int"
+                else "value or (value is not ZERO and copysign(1.0, value) < 0.0)")
         lines += [f"    value = job.{f.attr}", f"    if {test}:",
-                  f"        recorder.{f.recorder}[i] = value"]
-    namespace: dict = {"copysign": math.copysign}
-    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
-    return namespace["copy"]
+                  f"        {f.recorder}[i] = value"]
+    lines += ["    end_[i] = end",
+              "    states[i] = state",
+              "    if len(grants) == 1 and job.pool == 'gpu':",
+              "        node[i] = grants[0][0]",
+              "    elif grants:",
+              "        nodes_multi[i] = tuple([n for n, _ in grants])",
+              "    recorder.ended += 1"]
+    return "\n".join(lines) + "\n"
+
+
+_RECORD_SOURCE = compile(_recorder_source(), "<JobRecorder.record>", "exec")
+"""The generated ``record``, compiled once at import time (bound to a recorder's buffers in
+its ``__init__``)."""
+
+
+def _ended_twice(job) -> None:
+    """Reject a second end of ``job``."""
+    raise RuntimeError(f"job {job.job_id!r} ended twice")
 
 
 class JobRecorder:
@@ -112,9 +133,9 @@ class JobRecorder:
     Number fields are flat buffers written through a ``memoryview`` (8 bytes a job, no boxed
     values, read by numpy without a copy: ``column``), one per ``RECORDER_FIELDS`` declaration
     (``acmesim.jobs``) plus ``end``; those that read 0 until set are allocated zeroed by the
-    system (untouched pages take no memory; see ``_copier``). ``node`` is the node of a GPU job
-    whose last interval held one node (-1 otherwise) and ``nodes_multi`` maps every other job
-    with a grant to its node indices.
+    system (untouched pages take no memory; see ``_recorder_source``). ``node`` is the node of
+    a GPU job whose last interval held one node (-1 otherwise) and ``nodes_multi`` maps every
+    other job with a grant to its node indices.
     """
 
     FLOATS: tuple[str, ...] = ("end", *(f.recorder for f in RECORDER_FIELDS
@@ -125,7 +146,10 @@ class JobRecorder:
     if TYPE_CHECKING:  # one typed array per declared field, made in __init__
         def __getattr__(self, name: str) -> Any: ...
 
-    _copy = staticmethod(_copier())
+    record: Callable[[Any, float, str, tuple[tuple[int, int], ...]], None]
+    """``record(job, end, state, grants)``: store the outcome of ``job`` (a ``Job``) ending at
+    ``end`` with ``state``; ``grants`` are the ``(node, GPU mask or threads)`` pairs of its last
+    running interval. Generated per recorder (``_recorder_source``: one call a job)."""
 
     def __init__(self, size: int) -> None:
         self._columns: dict[str, np.ndarray] = {}
@@ -140,23 +164,13 @@ class JobRecorder:
         self.node = array("i", [-1]) * size  # 32-bit: node indices
         self.nodes_multi: dict[int, tuple[int, ...]] = {}
         self.ended = 0
-
-    def record(self, job, end: float, state: str, grants: tuple[tuple[int, int], ...]) -> None:
-        """Store the outcome of ``job`` (a ``Job``) ending at ``end`` with ``state``.
-
-        ``grants`` are the ``(node, GPU mask or threads)`` pairs of its last running interval.
-        """
-        i = job.index
-        if self.state[i]:
-            raise RuntimeError(f"job {job.job_id!r} ended twice")
-        self._copy(self, i, job)
-        self.end[i] = end
-        self.state[i] = state
-        if len(grants) == 1 and job.pool == "gpu":
-            self.node[i] = grants[0][0]
-        elif grants:
-            self.nodes_multi[i] = tuple(node for node, _ in grants)
-        self.ended += 1
+        buffers = {name: getattr(self, name) for name in (*self.FLOATS, *self.INTS)}
+        namespace: dict[str, Any] = {
+            **buffers, "end_": self.end, "states": self.state, "node": self.node,
+            "nodes_multi": self.nodes_multi, "recorder": self, "ZERO": ZERO,
+            "copysign": math.copysign, "ended_twice": _ended_twice}
+        exec(_RECORD_SOURCE, namespace)  # noqa: S102 - from the declarations
+        self.record = namespace["record"]
 
     def column(self, name: str) -> np.ndarray:
         """A number field as a numpy array (the recorder's own buffer, no copy)."""

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, named
+from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, ZERO, named
 
 PENDING = "pending"
 RUNNING = "running"
@@ -86,18 +86,19 @@ class Job:
 
 PROGRESS: tuple[tuple[str, str], ...] = (
     ("status", "PENDING"), ("start_time", "NAN"), ("last_start", "NAN"),
-    ("expected_end", "NAN"), ("work_done", "0.0"), ("checkpointed_work", "0.0"),
-    ("overhead", "0.0"), ("attained_closed", "0.0"), ("held_time", "0.0"),
-    ("preemptions", "0"), ("failures", "0"), ("lost_gpu_time", "0.0"), ("epoch", "0"),
+    ("expected_end", "NAN"), ("work_done", "ZERO"), ("checkpointed_work", "ZERO"),
+    ("overhead", "ZERO"), ("attained_closed", "ZERO"), ("held_time", "ZERO"),
+    ("preemptions", "0"), ("failures", "0"), ("lost_gpu_time", "ZERO"), ("epoch", "0"),
     ("grants", "()"), ("arrival_seq", "0"), ("end_state", "{job}.trace_state"),
     ("next_overhead", "None"), ("pace", "None"), ("restarts", "0"),
-    ("checkpoint_overhead", "0.0"), ("recovery_wait", "0.0"), ("stopped_at", "NAN"),
-    ("wait_part", "0.0"), ("stop_cause", "''"), ("failure_lost_gpu_time", "0.0"),
-    ("startup", "0.0"), ("load", "0"),
+    ("checkpoint_overhead", "ZERO"), ("recovery_wait", "ZERO"), ("stopped_at", "NAN"),
+    ("wait_part", "ZERO"), ("stop_cause", "''"), ("failure_lost_gpu_time", "ZERO"),
+    ("startup", "ZERO"), ("load", "0"),
 )
 """The engine state of a job that has just arrived: ``(attribute, initial value)``, the value as
 source text. The generated ``__init__`` sets them in line (a job is created per arrival, and a
-method call per job is measurable); ``end_state`` starts as the recorded outcome."""
+method call per job is measurable); ``end_state`` starts as the recorded outcome; amounts start
+at the shared ``ZERO`` (``acmesim.jobs.fields``), which the recorder recognizes."""
 
 
 def _state_lines(target: str, values: dict[str, str]) -> list[str]:
@@ -122,7 +123,7 @@ def _init_source() -> str:
     return "\n".join(lines) + "\n"
 
 
-_NAMESPACE = {"PENDING": PENDING, "NAN": NAN}
+_NAMESPACE = {"PENDING": PENDING, "NAN": NAN, "ZERO": ZERO}
 """The names the generated code reads besides its arguments."""
 
 
