@@ -106,6 +106,8 @@ class Simulation:
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
+        self._add_step_time, self._add_step_counts = self.steps.add_time, self.steps.add_counts
+        self._step_loads = self.steps.load
         self._events = 0
         """Events other than passes processed (``events`` adds the passes)."""
         self.passes = 0
@@ -277,8 +279,12 @@ class Simulation:
             self._pass_due = False
         now = self.env._now
         cluster = self.cluster
-        self.steps.record(now, self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
-                          self.queued_jobs, self.queued_gpus, self.busy_load)
+        self._add_step_time(now)  # the step curve's row (StepRecorder.record, written out)
+        self._add_step_counts((self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
+                               self.queued_jobs, self.queued_gpus))
+        load = self.busy_load
+        if load or self._step_loads:
+            self.steps.add_load(load)
         if self.audit:
             self.check_invariants()
         if now >= self._next_progress:
