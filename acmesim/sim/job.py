@@ -105,7 +105,8 @@ def _state_lines(target: str, values: dict[str, str]) -> list[str]:
     """``target.attr = value`` for the index, every ``TABLE_FIELDS`` entry (its value in
     ``values``, source text), the modeled ``work``/``outcome`` and the ``PROGRESS`` state."""
     lines = [f"{target}.index = {values['index']}"]
-    lines += [f"{target}.{f.attr} = {values[named(f.attr)]}" for f in TABLE_FIELDS]
+    lines += [f"{target}.{f.attr} = {values[named(f.attr)]}" for f in TABLE_FIELDS
+              if values[named(f.attr)] is not None]
     lines += [f"{target}.work = {target}.recorded_run_time",
               f"{target}.outcome = {target}.trace_state"]
     lines += [f"{target}.{name} = {value.format(job=target)}"
@@ -140,14 +141,32 @@ def _derive_job_class() -> None:
 _derive_job_class()
 
 
+ON_DEMAND = ("job_id", "cpu_num", "queue_time", "recorded_start")
+"""Recorded fields the event loop does not read (an error message, a failure's row, the
+``recorded`` mode's starter, a policy may): a job made by ``job_maker`` reads them from its
+table's row when asked, so an arrival makes no string (the packed job id) or number for them."""
+
+
 def job_maker(table) -> Callable[[int], Job]:
     """``make(i)``: the engine job of row ``i`` of ``table`` (a ``JobTable``), generated once
     per table: it sets the fields ``Job.__init__`` sets, with the row's values, in one call (an
-    arrival costs no constructor call on top)."""
-    values = {"index": "i"}
-    namespace: dict[str, Any] = {**_NAMESPACE, "Job": Job, "new": object.__new__}
+    arrival costs no constructor call on top).
+
+    The ``ON_DEMAND`` fields are not copied onto each job: the jobs are of a subclass of
+    ``Job`` made for the table whose attributes read the job's row of those columns when asked.
+    """
+    values: dict[str, str | None] = {"index": "i"}
+    on_demand: dict[str, Any] = {}
+    for f in TABLE_FIELDS:
+        if f.attr in ON_DEMAND:
+            values[named(f.attr)] = None
+            on_demand[named(f.attr)] = _row_reader(f.attr, getattr(table, named(f.table)))
+    cls = type("TableJob", (Job,), {"__slots__": (), **on_demand}) if on_demand else Job
+    namespace: dict[str, Any] = {**_NAMESPACE, "Job": cls, "new": object.__new__}
     for f in TABLE_FIELDS:
         column = getattr(table, named(f.table))
+        if named(f.attr) in on_demand:
+            continue
         if hasattr(column, "element_source"):  # a compact text column (acmesim.sim.texts)
             values[named(f.attr)], names = column.element_source(named(f.table), "i")
             namespace.update(names)
@@ -159,3 +178,9 @@ def job_maker(table) -> Callable[[int], Job]:
     lines.append("    return job")
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["make"]
+
+
+def _row_reader(name: str, column: Any) -> property:
+    """A read-only attribute ``name``: the job's row of ``column``."""
+    return property(lambda job: column[job.index],
+                    doc=f"The job's ``{name}`` (read from its table's row when asked).")

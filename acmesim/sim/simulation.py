@@ -25,10 +25,11 @@ import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from heapq import heappush
 from types import MappingProxyType
 from typing import Literal
 
-from simpy.core import StopSimulation
+from simpy.core import NORMAL, StopSimulation
 from simpy.events import Event
 
 from acmesim.cluster.cluster import Allocation, Cluster
@@ -138,11 +139,16 @@ class Simulation:
         """A pass is pending or running: a request for one now is already served."""
         self._pass = self._on_pass  # bound once: a pass is requested at nearly every timestamp
         self._complete = self._on_complete  # bound once: one completion per start
+        self._arrive = self._on_arrivals
+        self._call_direct, self._call_last = self.env.call_direct, self.env.call_last
+        self._heap, self._eid = self.env._queue, self.env._eid  # the clock's heap and counter
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
         self._progress = progress
         self._span = max(table.span, 1e-9)
         self._next_progress = 0.0 if progress is not None else math.inf
+        self._next_check = -math.inf if audit else self._next_progress
+        """When the next pass must call ``_after_pass``."""
         self.cluster_view = ClusterView(self.cluster)
         queue_views = {p: QueueView(MappingProxyType(q), self._demand_of(p))
                        for p, q in self._queues.items()}
@@ -169,7 +175,7 @@ class Simulation:
     def run(self) -> None:
         """Simulate until every job has ended; error if jobs are left that can never start."""
         if self._total:
-            self.env.call_direct(self.table.submit[0], self._on_arrivals, 0, None)
+            self._call_direct(self.table.submit[0], self._arrive, 0, None)
         if self.mode == "recorded":
             order = sorted(range(len(self.table)), key=self.table.start.__getitem__)
             self._chain(order, self.table.start, self._on_wake)
@@ -221,10 +227,10 @@ class Simulation:
         while end < size and submit[end] == now:
             end += 1
         if end < size:
-            self.env.call_direct(submit[end], self._on_arrivals, end, None)
+            self._call_direct(submit[end], self._arrive, end, None)
         self._events += 1
         make = self._make_job
-        arrived = [make(i) for i in range(begin, end)]
+        arrived = [make(begin)] if end == begin + 1 else list(map(make, range(begin, end)))
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
@@ -234,8 +240,9 @@ class Simulation:
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
-        if not self._pass_due:
-            self.request_pass()
+        if not self._pass_due:  # request_pass, written out
+            self._pass_due = True
+            self._call_last(self._pass, PASS_PRIORITY)
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
@@ -285,18 +292,21 @@ class Simulation:
         load = self.busy_load
         if load or self._step_loads:
             self.steps.add_load(load)
-        if self.audit:
-            self.check_invariants()
-        if now >= self._next_progress:
-            self._report_progress(now)
+        if now >= self._next_check:
+            self._after_pass(now)
         if self.jobs.ended == self._total:
             raise StopSimulation(None)  # every job ended: later callbacks no longer matter
 
-    def _report_progress(self, now: float) -> None:
-        """Call the progress callback and set the time of the next call (~1% of the span)."""
-        self._next_progress = now + self._span / 100
-        if self._progress is not None:
-            self._progress(min(1.0, now / self._span), self.jobs.ended)
+    def _after_pass(self, now: float) -> None:
+        """The checks due after a pass: the audit (every pass), the progress callback (~1% of
+        the span apart); then the time of the next ones."""
+        if self.audit:
+            self.check_invariants()
+        if now >= self._next_progress:
+            self._next_progress = now + self._span / 100
+            if self._progress is not None:
+                self._progress(min(1.0, now / self._span), self.jobs.ended)
+        self._next_check = -math.inf if self.audit else self._next_progress
 
     def _fit(self, job: JobInfo) -> Allocation | None:
         """Where ``job`` would go now (cached until the cluster changes; GPU jobs only)."""
@@ -380,7 +390,10 @@ class Simulation:
         if gpu_job:
             self.busy_gpus += gpus
             self.busy_load += job.load
-        self.env.call_direct(end, self._complete, job, job.epoch)
+        if end < now:
+            raise ValueError(f"cannot schedule at {end} before now ({now})")
+        # Clock.call_direct, written out (one per start): the completion's heap entry
+        heappush(self._heap, (end, NORMAL, next(self._eid), (self._complete, job, job.epoch)))
         if self._start_hook:
             self.scheduler.on_start(job, self.view)
         return True
@@ -417,8 +430,9 @@ class Simulation:
         else:
             self.cpu_pool.release(index, job.grants)
         del self.running[index]
-        if not self._pass_due:
-            self.request_pass()
+        if not self._pass_due:  # request_pass, written out
+            self._pass_due = True
+            self._call_last(self._pass, PASS_PRIORITY)
         startup = job.startup
         if not startup < held:  # min(held, startup), as written out below for the overhead
             startup = held
