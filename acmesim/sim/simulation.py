@@ -140,7 +140,7 @@ class Simulation:
         self._pass = self._on_pass  # bound once: a pass is requested at nearly every timestamp
         self._complete = self._on_complete  # bound once: one completion per start
         self._arrive = self._on_arrivals
-        self._call_direct, self._call_last = self.env.call_direct, self.env.call_last
+        self._call_direct = self.env.call_direct
         self._heap, self._eid = self.env._queue, self.env._eid  # the clock's heap and counter
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
@@ -156,6 +156,7 @@ class Simulation:
                                   MappingProxyType(self.running), self.cluster_view, self._fit)
         hooks = ("on_arrival", "on_start", "on_requeue", "on_finish")
         self._hooks = {h: _overrides(self.scheduler, h) for h in hooks}
+        self._arrival_hook = self._hooks["on_arrival"]
         self._start_hook = self._hooks["on_start"]
         self._finish_hook = self._hooks["on_finish"]
         for extension in self.extensions:
@@ -234,15 +235,17 @@ class Simulation:
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
-        if self._hooks["on_arrival"]:
+        if self._arrival_hook:
             for job in arrived:
                 self._enqueue((job,))
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
-        if not self._pass_due:  # request_pass, written out
+        if not self._pass_due:  # request_pass and Clock.call_last, written out
             self._pass_due = True
-            self._call_last(self._pass, PASS_PRIORITY)
+            env = self.env
+            env._last_key = (now, PASS_PRIORITY, next(self._eid))
+            env._last_call = self._pass
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
@@ -430,9 +433,11 @@ class Simulation:
         else:
             self.cpu_pool.release(index, job.grants)
         del self.running[index]
-        if not self._pass_due:  # request_pass, written out
+        if not self._pass_due:  # request_pass and Clock.call_last, written out
             self._pass_due = True
-            self._call_last(self._pass, PASS_PRIORITY)
+            env = self.env
+            env._last_key = (now, PASS_PRIORITY, next(self._eid))
+            env._last_call = self._pass
         startup = job.startup
         if not startup < held:  # min(held, startup), as written out below for the overhead
             startup = held
