@@ -79,7 +79,8 @@ class Clock(simpy.Environment):
         (module docstring): ordered as ``call_at`` would order it, with no event to return."""
         if time < self._now:
             raise ValueError(f"cannot schedule at {time} before now ({self._now})")
-        heappush(self._queue, (time, NORMAL, next(self._eid), (callback, a, b)))
+        # a direct call's entry holds (callback, a, b) where SimPy's stubs expect an Event
+        heappush(self._queue, (time, NORMAL, next(self._eid), (callback, a, b)))  # type: ignore[misc]
 
     def call_last(self, callback: Callable[[], Any], priority: int = PASS_PRIORITY) -> None:
         """Run ``callback()`` now, after the events ordered before ``(now, priority)``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, ZERO, named
@@ -101,7 +101,7 @@ method call per job is measurable); ``end_state`` starts as the recorded outcome
 at the shared ``ZERO`` (``acmesim.jobs.fields``), which the recorder recognizes."""
 
 
-def _state_lines(target: str, values: dict[str, str]) -> list[str]:
+def _state_lines(target: str, values: Mapping[str, str | None]) -> list[str]:
     """``target.attr = value`` for the index, every ``TABLE_FIELDS`` entry (its value in
     ``values``, source text), the modeled ``work``/``outcome`` and the ``PROGRESS`` state."""
     lines = [f"{target}.index = {values['index']}"]

@@ -396,7 +396,8 @@ class Simulation:
         if end < now:
             raise ValueError(f"cannot schedule at {end} before now ({now})")
         # Clock.call_direct, written out (one per start): the completion's heap entry
-        heappush(self._heap, (end, NORMAL, next(self._eid), (self._complete, job, job.epoch)))
+        heappush(self._heap, (end, NORMAL, next(self._eid),  # type: ignore[misc]  # see call_direct
+                              (self._complete, job, job.epoch)))
         if self._start_hook:
             self.scheduler.on_start(job, self.view)
         return True
