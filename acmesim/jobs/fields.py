@@ -41,6 +41,11 @@ FINAL_STATES: tuple[str, ...] = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", 
 FAILED_STATES: frozenset[str] = frozenset({"FAILED", "TIMEOUT", "NODE_FAIL"})
 """States the paper counts as failed (AcmeTrace README)."""
 
+ZERO = 0.0
+"""The one zero object every modeled amount of a job starts at (``acmesim.sim.job``): a
+recorder tells an amount never changed from one that became 0 by identity (``is``), without
+testing the sign of zero.  (A float object of its own: literals of other modules are others.)"""
+
 S, GPU_S = "s", "GPU-s"
 WALL = ("wall energy: the GPUs' draw plus their share of the servers' CPU, memory, NIC and "
         "storage draw, over the power-supply efficiency")

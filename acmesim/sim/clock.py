@@ -9,6 +9,13 @@ The scheduling pass is a *deferred call* (``Clock.call_last``): it takes its pla
 (it draws its insertion number from SimPy's own counter, so every other event keeps the number
 it had) but is held beside the heap instead of in it, so the one pass per timestamp costs no
 event object, heap push or pop. ``step`` and ``run`` process it exactly where the heap would.
+
+The engine's own per-job events (a job's completion, each batch of arrivals) are *direct calls*
+(``Clock.call_direct``): heap entries like any SimPy event's, ``(time, priority, insertion
+number)`` first, whose last item is ``(callback, a, b)`` instead of an ``Event``; processing one
+calls ``callback(a, b)``. They take their place in SimPy's order exactly as an event scheduled
+at the same moment would, but cost no event object, callback list or value tuple (two per GPU
+job), and nothing can wait on them.
 """
 
 from __future__ import annotations
@@ -66,6 +73,15 @@ class Clock(simpy.Environment):
         heappush(self._queue, (time, priority, next(self._eid), event))
         return event
 
+    def call_direct(self, time: float, callback: Callable[[Any, Any], Any], a: Any, b: Any
+                    ) -> None:
+        """Call ``callback(a, b)`` at absolute ``time`` (NORMAL priority), as a direct call
+        (module docstring): ordered as ``call_at`` would order it, with no event to return."""
+        if time < self._now:
+            raise ValueError(f"cannot schedule at {time} before now ({self._now})")
+        # a direct call's entry holds (callback, a, b) where SimPy's stubs expect an Event
+        heappush(self._queue, (time, NORMAL, next(self._eid), (callback, a, b)))  # type: ignore[misc]
+
     def call_last(self, callback: Callable[[], Any], priority: int = PASS_PRIORITY) -> None:
         """Run ``callback()`` now, after the events ordered before ``(now, priority)``.
 
@@ -85,10 +101,15 @@ class Clock(simpy.Environment):
             callback()
 
     def step(self) -> None:
-        """Process the next event or deferred call (``EmptySchedule`` when none is left)."""
+        """Process the next event, direct call or deferred call (``EmptySchedule`` when none is
+        left)."""
         key, queue = self._last_key, self._queue
         if key is not None and (not queue or queue[0] > key):
             self._run_last()
+            return
+        if queue and queue[0][3].__class__ is tuple:
+            self._now, _, _, (callback, a, b) = heappop(queue)
+            callback(a, b)
             return
         super().step()
 
@@ -108,6 +129,9 @@ class Clock(simpy.Environment):
                 if not queue:
                     return None
                 self._now, _, _, event = heappop(queue)
+                if event.__class__ is tuple:  # a direct call
+                    event[0](event[1], event[2])
+                    continue
                 # None marks a processed event, as in simpy's own step (its stubs say list only)
                 callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
                 try:

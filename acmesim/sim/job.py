@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, named
+from acmesim.jobs.fields import FIELDS, TABLE_FIELDS, ZERO, named
 
 PENDING = "pending"
 RUNNING = "running"
@@ -86,25 +86,27 @@ class Job:
 
 PROGRESS: tuple[tuple[str, str], ...] = (
     ("status", "PENDING"), ("start_time", "NAN"), ("last_start", "NAN"),
-    ("expected_end", "NAN"), ("work_done", "0.0"), ("checkpointed_work", "0.0"),
-    ("overhead", "0.0"), ("attained_closed", "0.0"), ("held_time", "0.0"),
-    ("preemptions", "0"), ("failures", "0"), ("lost_gpu_time", "0.0"), ("epoch", "0"),
+    ("expected_end", "NAN"), ("work_done", "ZERO"), ("checkpointed_work", "ZERO"),
+    ("overhead", "ZERO"), ("attained_closed", "ZERO"), ("held_time", "ZERO"),
+    ("preemptions", "0"), ("failures", "0"), ("lost_gpu_time", "ZERO"), ("epoch", "0"),
     ("grants", "()"), ("arrival_seq", "0"), ("end_state", "{job}.trace_state"),
     ("next_overhead", "None"), ("pace", "None"), ("restarts", "0"),
-    ("checkpoint_overhead", "0.0"), ("recovery_wait", "0.0"), ("stopped_at", "NAN"),
-    ("wait_part", "0.0"), ("stop_cause", "''"), ("failure_lost_gpu_time", "0.0"),
-    ("startup", "0.0"), ("load", "0"),
+    ("checkpoint_overhead", "ZERO"), ("recovery_wait", "ZERO"), ("stopped_at", "NAN"),
+    ("wait_part", "ZERO"), ("stop_cause", "''"), ("failure_lost_gpu_time", "ZERO"),
+    ("startup", "ZERO"), ("load", "0"),
 )
 """The engine state of a job that has just arrived: ``(attribute, initial value)``, the value as
 source text. The generated ``__init__`` sets them in line (a job is created per arrival, and a
-method call per job is measurable); ``end_state`` starts as the recorded outcome."""
+method call per job is measurable); ``end_state`` starts as the recorded outcome; amounts start
+at the shared ``ZERO`` (``acmesim.jobs.fields``), which the recorder recognizes."""
 
 
-def _state_lines(target: str, values: dict[str, str]) -> list[str]:
+def _state_lines(target: str, values: Mapping[str, str | None]) -> list[str]:
     """``target.attr = value`` for the index, every ``TABLE_FIELDS`` entry (its value in
     ``values``, source text), the modeled ``work``/``outcome`` and the ``PROGRESS`` state."""
     lines = [f"{target}.index = {values['index']}"]
-    lines += [f"{target}.{f.attr} = {values[named(f.attr)]}" for f in TABLE_FIELDS]
+    lines += [f"{target}.{f.attr} = {values[named(f.attr)]}" for f in TABLE_FIELDS
+              if values[named(f.attr)] is not None]
     lines += [f"{target}.work = {target}.recorded_run_time",
               f"{target}.outcome = {target}.trace_state"]
     lines += [f"{target}.{name} = {value.format(job=target)}"
@@ -122,7 +124,7 @@ def _init_source() -> str:
     return "\n".join(lines) + "\n"
 
 
-_NAMESPACE = {"PENDING": PENDING, "NAN": NAN}
+_NAMESPACE = {"PENDING": PENDING, "NAN": NAN, "ZERO": ZERO}
 """The names the generated code reads besides its arguments."""
 
 
@@ -139,14 +141,32 @@ def _derive_job_class() -> None:
 _derive_job_class()
 
 
+ON_DEMAND = ("job_id", "cpu_num", "queue_time", "recorded_start")
+"""Recorded fields the event loop does not read (an error message, a failure's row, the
+``recorded`` mode's starter, a policy may): a job made by ``job_maker`` reads them from its
+table's row when asked, so an arrival makes no string (the packed job id) or number for them."""
+
+
 def job_maker(table) -> Callable[[int], Job]:
     """``make(i)``: the engine job of row ``i`` of ``table`` (a ``JobTable``), generated once
     per table: it sets the fields ``Job.__init__`` sets, with the row's values, in one call (an
-    arrival costs no constructor call on top)."""
-    values = {"index": "i"}
-    namespace: dict[str, Any] = {**_NAMESPACE, "Job": Job, "new": object.__new__}
+    arrival costs no constructor call on top).
+
+    The ``ON_DEMAND`` fields are not copied onto each job: the jobs are of a subclass of
+    ``Job`` made for the table whose attributes read the job's row of those columns when asked.
+    """
+    values: dict[str, str | None] = {"index": "i"}
+    on_demand: dict[str, Any] = {}
+    for f in TABLE_FIELDS:
+        if f.attr in ON_DEMAND:
+            values[named(f.attr)] = None
+            on_demand[named(f.attr)] = _row_reader(f.attr, getattr(table, named(f.table)))
+    cls = type("TableJob", (Job,), {"__slots__": (), **on_demand}) if on_demand else Job
+    namespace: dict[str, Any] = {**_NAMESPACE, "Job": cls, "new": object.__new__}
     for f in TABLE_FIELDS:
         column = getattr(table, named(f.table))
+        if named(f.attr) in on_demand:
+            continue
         if hasattr(column, "element_source"):  # a compact text column (acmesim.sim.texts)
             values[named(f.attr)], names = column.element_source(named(f.table), "i")
             namespace.update(names)
@@ -158,3 +178,9 @@ def job_maker(table) -> Callable[[int], Job]:
     lines.append("    return job")
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the declarations
     return namespace["make"]
+
+
+def _row_reader(name: str, column: Any) -> property:
+    """A read-only attribute ``name``: the job's row of ``column``."""
+    return property(lambda job: column[job.index],
+                    doc=f"The job's ``{name}`` (read from its table's row when asked).")

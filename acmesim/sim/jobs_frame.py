@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from acmesim.jobs.fields import OUTPUT_FIELDS, named
 from acmesim.results.recorders import JobRecorder
+from acmesim.sim.texts import TEXT_DTYPE
 from acmesim.sim.trace_input import JobTable
 
 
@@ -50,12 +54,16 @@ def jobs_frame(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...
 DTYPES = {"int": np.int64, "float": np.float64}
 
 
-def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> list[str]:
-    """Each job's nodes (``;``-joined names; empty without a grant), by array lookups except
-    for jobs on several nodes or CPU nodes."""
-    names = np.asarray((*gpu_names, ""), dtype=object)  # index -1: no single GPU node
-    nodes = names[np.frombuffer(recorder.node, dtype=np.int32)]
-    for i, ids in recorder.nodes_multi.items():
+def node_names(table: JobTable, recorder: JobRecorder, gpu_names: tuple[str, ...]) -> Any:
+    """Each job's nodes (``;``-joined names; empty without a grant) as a text column: a code per
+    job into the GPU node names, ``""`` and the joined names of the jobs on several nodes (or on
+    CPU nodes), taken by arrow (a Python string only for those jobs)."""
+    codes = np.frombuffer(recorder.node, dtype=np.int32).astype(np.int64)
+    codes[codes < 0] = len(gpu_names)  # -1: no single GPU node
+    joined = []
+    for k, (i, ids) in enumerate(recorder.nodes_multi.items()):
         gpu = table.pool[i] == "gpu"
-        nodes[i] = ";".join(gpu_names[n] if gpu else cpu_node_name(n) for n in ids)
-    return nodes.tolist()
+        joined.append(";".join(gpu_names[n] if gpu else cpu_node_name(n) for n in ids))
+        codes[i] = len(gpu_names) + 1 + k
+    values = pa.array([*gpu_names, "", *joined], type=pa.large_string())
+    return pd.array(values.take(pa.array(codes)), dtype=TEXT_DTYPE)

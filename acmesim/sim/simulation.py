@@ -1,10 +1,11 @@
 """The discrete-event core: arrivals, scheduling passes, starts, completions, preemptions.
 
-Events (SimPy callbacks, no process per job): job arrivals (one event per distinct submit time,
-chained so the event queue stays small), recorded-start wake-ups (``recorded`` mode), job
-completions, and one scheduling pass per timestamp at a lower priority than everything else at
-that time (see ``acmesim.sim.clock``). Every completion event carries the job's *epoch*;
-stopping a job early bumps the epoch, so its stale completion event is ignored when it fires.
+Events (on SimPy's event queue, no process per job): job arrivals (one per distinct submit
+time, chained so the event queue stays small) and job completions as the clock's direct calls
+(``acmesim.sim.clock``: no event object per job), recorded-start wake-ups (``recorded`` mode) and
+callbacks as SimPy events, and one scheduling pass per timestamp at a lower priority than
+everything else at that time (the clock's deferred call). Every completion carries the job's
+*epoch*; stopping a job early bumps the epoch, so its stale completion is ignored when it fires.
 
 Policies never touch this object: the scheduler returns a ``Decision`` that the engine applies.
 Extensions (``acmesim.sim.extension``: faults, energy, evaluation) are given to the constructor,
@@ -24,10 +25,11 @@ import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from heapq import heappush
 from types import MappingProxyType
 from typing import Literal
 
-from simpy.core import StopSimulation
+from simpy.core import NORMAL, StopSimulation
 from simpy.events import Event
 
 from acmesim.cluster.cluster import Allocation, Cluster
@@ -105,7 +107,10 @@ class Simulation:
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
-        self.events = 0
+        self._add_step_time, self._add_step_counts = self.steps.add_time, self.steps.add_counts
+        self._step_loads = self.steps.load
+        self._events = 0
+        """Events other than passes processed (``events`` adds the passes)."""
         self.passes = 0
         self.busy_gpus = 0
         self.busy_load = 0
@@ -130,14 +135,20 @@ class Simulation:
         self.queued_gpus = 0
         self._seq = itertools.count()
         self._launcher_free = 0.0
-        self._pass_pending = False
-        self._in_pass = False
+        self._pass_due = False
+        """A pass is pending or running: a request for one now is already served."""
         self._pass = self._on_pass  # bound once: a pass is requested at nearly every timestamp
+        self._complete = self._on_complete  # bound once: one completion per start
+        self._arrive = self._on_arrivals
+        self._call_direct = self.env.call_direct
+        self._heap, self._eid = self.env._queue, self.env._eid  # the clock's heap and counter
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
         self._progress = progress
         self._span = max(table.span, 1e-9)
         self._next_progress = 0.0 if progress is not None else math.inf
+        self._next_check = -math.inf if audit else self._next_progress
+        """When the next pass must call ``_after_pass``."""
         self.cluster_view = ClusterView(self.cluster)
         queue_views = {p: QueueView(MappingProxyType(q), self._demand_of(p))
                        for p, q in self._queues.items()}
@@ -145,6 +156,9 @@ class Simulation:
                                   MappingProxyType(self.running), self.cluster_view, self._fit)
         hooks = ("on_arrival", "on_start", "on_requeue", "on_finish")
         self._hooks = {h: _overrides(self.scheduler, h) for h in hooks}
+        self._arrival_hook = self._hooks["on_arrival"]
+        self._start_hook = self._hooks["on_start"]
+        self._finish_hook = self._hooks["on_finish"]
         for extension in self.extensions:
             extension.attach(self)
 
@@ -152,10 +166,17 @@ class Simulation:
         """A reader of one pool's queued GPU demand."""
         return lambda: self._demand[pool]
 
+    @property
+    def events(self) -> int:
+        """Events processed so far: arrivals (one per distinct submit time), completions,
+        recorded-start wake-ups, callbacks and scheduling passes."""
+        return self._events + self.passes
+
     # ------------------------------------------------------------------ running
     def run(self) -> None:
         """Simulate until every job has ended; error if jobs are left that can never start."""
-        self._chain(self._arrival_order(), self.table.submit, self._on_arrivals)
+        if self._total:
+            self._call_direct(self.table.submit[0], self._arrive, 0, None)
         if self.mode == "recorded":
             order = sorted(range(len(self.table)), key=self.table.start.__getitem__)
             self._chain(order, self.table.start, self._on_wake)
@@ -175,10 +196,6 @@ class Simulation:
         if self._progress is not None:
             self._progress(1.0, self.jobs.ended)
 
-    def _arrival_order(self) -> Sequence[int]:
-        """Job indices in submission order (the table is already sorted)."""
-        return range(len(self.table))
-
     def _chain(self, order: Sequence[int], times: Sequence[float], handler) -> None:
         """Schedule ``handler`` once per distinct time of ``order``, one event at a time."""
         if not order:
@@ -195,27 +212,40 @@ class Simulation:
             pos = end
             if end < size:
                 self.env.call_at(times[order[end]], fire)
-            self.events += 1
+            self._events += 1
             handler(order[begin:end])
 
         self.env.call_at(times[order[0]], fire)
 
-    def _on_arrivals(self, indices: Sequence[int]) -> None:
-        """Jobs submitted now enter their pending queues (each extension's ``on_arrival`` sees
-        each job before it is queued; the scheduler's, once it is)."""
+    def _on_arrivals(self, begin: int, _: None) -> None:
+        """Jobs ``begin`` .. submitted now (the table is in submission order) enter their
+        pending queues; the next submit time's arrivals are scheduled first, as one direct call
+        (each extension's ``on_arrival`` sees each job before it is queued; the scheduler's,
+        once it is)."""
+        submit, size = self.table.submit, self._total
+        now = submit[begin]
+        end = begin + 1
+        while end < size and submit[end] == now:
+            end += 1
+        if end < size:
+            self._call_direct(submit[end], self._arrive, end, None)
+        self._events += 1
         make = self._make_job
-        arrived = [make(i) for i in indices]
+        arrived = [make(begin)] if end == begin + 1 else list(map(make, range(begin, end)))
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
-        if self._hooks["on_arrival"]:
+        if self._arrival_hook:
             for job in arrived:
                 self._enqueue((job,))
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
-        if not self._pass_pending and not self._in_pass:
-            self.request_pass()
+        if not self._pass_due:  # request_pass and Clock.call_last, written out
+            self._pass_due = True
+            env = self.env
+            env._last_key = (now, PASS_PRIORITY, next(self._eid))
+            env._last_call = self._pass
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
@@ -228,25 +258,24 @@ class Simulation:
         for job in jobs:
             job.status = PENDING
             job.arrival_seq = next(seq)
-            queues[job.pool][job.index] = job
-            demand[job.pool] += job.gpu_num
-            gpus += job.gpu_num
+            pool = job.pool
+            queues[pool][job.index] = job
+            count = job.gpu_num
+            demand[pool] += count
+            gpus += count
         self.queued_jobs += len(jobs)
         self.queued_gpus += gpus
 
     # ------------------------------------------------------------------ passes
     def request_pass(self) -> None:
         """Ask for a scheduling pass at the current time (after all events at this time)."""
-        if not self._pass_pending and not self._in_pass:
-            self._pass_pending = True
+        if not self._pass_due:
+            self._pass_due = True
             self.env.call_last(self._pass, PASS_PRIORITY)
 
     def _on_pass(self) -> None:
         """One scheduling pass: apply the scheduler's preemptions, then its starts."""
-        self._pass_pending = False
-        self._in_pass = True
         self._failed = _NO_FAILURE
-        self.events += 1
         self.passes += 1
         try:
             decision = self.scheduler.schedule(self.view)
@@ -257,32 +286,40 @@ class Simulation:
             for job in decision.start:
                 start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
         finally:
-            self._in_pass = False
+            self._pass_due = False
         now = self.env._now
         cluster = self.cluster
-        self.steps.record(now, self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
-                          self.queued_jobs, self.queued_gpus, self.busy_load)
-        if self.audit:
-            self.check_invariants()
-        if now >= self._next_progress:
-            self._report_progress(now)
+        self._add_step_time(now)  # the step curve's row (StepRecorder.record, written out)
+        self._add_step_counts((self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
+                               self.queued_jobs, self.queued_gpus))
+        load = self.busy_load
+        if load or self._step_loads:
+            self.steps.add_load(load)
+        if now >= self._next_check:
+            self._after_pass(now)
         if self.jobs.ended == self._total:
             raise StopSimulation(None)  # every job ended: later callbacks no longer matter
 
-    def _report_progress(self, now: float) -> None:
-        """Call the progress callback and set the time of the next call (~1% of the span)."""
-        self._next_progress = now + self._span / 100
-        if self._progress is not None:
-            self._progress(min(1.0, now / self._span), self.jobs.ended)
+    def _after_pass(self, now: float) -> None:
+        """The checks due after a pass: the audit (every pass), the progress callback (~1% of
+        the span apart); then the time of the next ones."""
+        if self.audit:
+            self.check_invariants()
+        if now >= self._next_progress:
+            self._next_progress = now + self._span / 100
+            if self._progress is not None:
+                self._progress(min(1.0, now / self._span), self.jobs.ended)
+        self._next_check = -math.inf if self.audit else self._next_progress
 
     def _fit(self, job: JobInfo) -> Allocation | None:
-        """Where ``job`` would go now (cached until the cluster changes)."""
+        """Where ``job`` would go now (cached until the cluster changes; GPU jobs only)."""
         if job.pool == "gpu":
-            version = self.cluster.version
+            cluster = self.cluster
+            version = cluster.version
             cached_job, cached_version, allocation = self._cache
             if cached_job is job and cached_version == version:
                 return allocation
-            if job.nodes_needed * job.per_node > self.cluster.free_total:
+            if job.nodes_needed * job.per_node > cluster.free_total:
                 allocation = None
             else:
                 allocation = self.placement.place(job, self.cluster_view)
@@ -297,10 +334,12 @@ class Simulation:
         if queue is None or queue.get(index) is not job:
             raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked to start job "
                                f"{job.job_id!r} which is {job.status}, not pending")
-        if allocation is None:
-            allocation = self._fit(job)
         gpu_job = pool_name == "gpu"
         pool = self.cluster if gpu_job else self.cpu_pool
+        if allocation is None:
+            cached_job, cached_version, allocation = self._cache  # _fit's cache hit, in line
+            if cached_job is not job or cached_version != pool.version:
+                allocation = self._fit(job)
         if allocation is None:
             if self._failed == (job, pool.version):
                 raise AcmesimError(f"scheduler {self.scheduler.registry_name!r} asked twice in "
@@ -327,9 +366,20 @@ class Simulation:
             if not math.isnan(job.stopped_at):  # restarting after a failure stop
                 job.recovery_wait += now - job.stopped_at
                 job.stopped_at = NAN
+        elif gpu_job and self.startup is not None:
+            # the start-up latency of a first start: the job's wait for the launcher (one job
+            # per launch_interval) plus its own draw
+            interval = self._launch_interval
+            wait = 0.0
+            if interval > 0.0:
+                begin = max(now, self._launcher_free)
+                self._launcher_free = begin + interval
+                wait = begin - now
+            startup = wait + self._startup_draws[index]
+            job.overhead = job.startup = startup
+            job.start_time = now + startup
         else:
-            startup = (self._startup_of(index, now) if gpu_job and self.startup is not None
-                       else 0.0)
+            startup = 0.0
             job.overhead = job.startup = startup
             job.start_time = now + startup
         job.last_start = now
@@ -343,21 +393,14 @@ class Simulation:
         if gpu_job:
             self.busy_gpus += gpus
             self.busy_load += job.load
-        self.env.call_at(end, self._on_complete, (job, job.epoch))
-        if self._hooks["on_start"]:
+        if end < now:
+            raise ValueError(f"cannot schedule at {end} before now ({now})")
+        # Clock.call_direct, written out (one per start): the completion's heap entry
+        heappush(self._heap, (end, NORMAL, next(self._eid),  # type: ignore[misc]  # see call_direct
+                              (self._complete, job, job.epoch)))
+        if self._start_hook:
             self.scheduler.on_start(job, self.view)
         return True
-
-    def _startup_of(self, index: int, now: float) -> float:
-        """The start-up latency of GPU job ``index``'s first start at ``now``: its wait for the
-        launcher (one job per ``launch_interval``) plus its own draw."""
-        interval = self._launch_interval
-        wait = 0.0
-        if interval > 0.0:
-            begin = max(now, self._launcher_free)
-            self._launcher_free = begin + interval
-            wait = begin - now
-        return wait + self._startup_draws[index]
 
     def _bad_shape(self, job: JobInfo, allocation: Allocation) -> None:
         """Reject a placement that does not match the job's gang shape."""
@@ -366,10 +409,10 @@ class Simulation:
             f"{job.job_id!r}, which needs {job.nodes_needed} node(s) x {job.per_node}")
 
     # ------------------------------------------------------------------ endings
-    def _on_complete(self, event: Event) -> None:
-        """A running interval reached its end: the job is done unless the event is stale."""
-        self.events += 1
-        job, epoch = event._value  # a completion (Callback) holds (job, epoch)
+    def _on_complete(self, job: Job, epoch: int) -> None:
+        """A running interval of ``job`` reached its end (a direct call scheduled when it began
+        as ``epoch``): the job is done unless the call is stale."""
+        self._events += 1
         if epoch != job.epoch or job.status != RUNNING:
             return
         self._finish(job, job.outcome, job.work)
@@ -383,15 +426,19 @@ class Simulation:
         """
         now = self.env._now
         held = now - job.last_start
-        gpu_job = job.pool == "gpu"
-        (self.cluster if gpu_job else self.cpu_pool).release(job.index, job.grants)
-        del self.running[job.index]
-        if not self._pass_pending and not self._in_pass:
-            self.request_pass()
-        gpus = job.gpu_num
-        if gpu_job:
+        index, gpus = job.index, job.gpu_num
+        if job.pool == "gpu":
+            self.cluster.release(index, job.grants)
             self.busy_gpus -= gpus
             self.busy_load -= job.load
+        else:
+            self.cpu_pool.release(index, job.grants)
+        del self.running[index]
+        if not self._pass_due:  # request_pass and Clock.call_last, written out
+            self._pass_due = True
+            env = self.env
+            env._last_key = (now, PASS_PRIORITY, next(self._eid))
+            env._last_call = self._pass
         startup = job.startup
         if not startup < held:  # min(held, startup), as written out below for the overhead
             startup = held
@@ -400,9 +447,10 @@ class Simulation:
         job.attained_closed += gpus * held
         overhead = job.overhead
         restart = gpus * ((overhead if overhead < held else held) - startup)
-        job.lost_gpu_time += restart
-        if job.stop_cause == "failure":
-            job.failure_lost_gpu_time += restart
+        if restart:  # (a sum from +0 stays +0 when 0 is added: the recorder skips it)
+            job.lost_gpu_time += restart
+            if job.stop_cause == "failure":
+                job.failure_lost_gpu_time += restart
         if job.wait_part:
             job.recovery_wait += min(held, job.wait_part)
             job.wait_part = 0.0
@@ -424,7 +472,7 @@ class Simulation:
         job.status = DONE
         job.end_state = state
         self.jobs.record(job, self.env._now, state, grants)
-        if self._hooks["on_finish"]:
+        if self._finish_hook:
             self.scheduler.on_finish(job, self.view)
 
     def _stop(self, job: JobInfo, cause: str, requeue_after: float = 0.0,
@@ -578,7 +626,7 @@ class Simulation:
     def call_at(self, time: float, callback: Callable[[], None]) -> Event:
         """Run ``callback()`` at absolute simulated ``time`` (a NORMAL-priority event)."""
         def fire(event: Event) -> None:
-            self.events += 1
+            self._events += 1
             callback()
         return self.env.call_at(time, fire)
 
