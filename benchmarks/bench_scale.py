@@ -2,7 +2,7 @@
 
 For each scale K (``scale_trace.py``: K x Seren's nodes at Seren's load per GPU) the parent
 builds the trace once and stores it; then, each in a fresh process (so CPU time and peak RSS,
-``ru_maxrss``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
+``VmHWM``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
 (event loop plus result tables) and the reference loop (``reference_loop.py``; building its
 input is timed apart). Every job's start time must be bit-equal in both, and its nodes the same:
 on any difference the first differing jobs are printed and the exit status is 1.
@@ -38,7 +38,17 @@ TARGET_RATIO = 4.0
 
 
 def _peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (MB)."""
+    """Peak resident memory of this process so far (MB): its own high-water mark (``VmHWM``
+    of ``/proc/self/status``, which starts afresh at ``exec``). ``ru_maxrss`` is the fallback
+    where there is no ``/proc``: on Linux a child's also counts the parent's high-water mark at
+    the fork (the parent here holds the trace), so it would overstate the child's peak."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
