@@ -95,28 +95,32 @@ def _best_spine(cluster: ClusterView, count: int, fewest: int, least: int) -> li
     """The ranked leaves of the spine that gathers ``count`` in ``fewest`` of its own leaves
     with the fewest whole free nodes in all (lowest spine on a tie), or None if no spine can.
 
-    Only leaves with at least ``least`` whole free nodes can be among those ``fewest`` (see
-    ``_fewest_leaves``), so only they are read, fullest first."""
-    spine_of = cluster.topology.spine_of_leaf
-    gathered: dict[int, tuple[int, list[int]]] = {}
-    able: list[int] = []
-    for leaf in _ranked(cluster, least):
-        spine = spine_of[leaf]
-        nodes, leaves = gathered.get(spine, (0, []))
-        if nodes >= count or len(leaves) == fewest:
-            continue
-        leaves.append(leaf)
-        nodes += len(cluster.whole_free_by_leaf[leaf])
-        gathered[spine] = (nodes, leaves)
-        if nodes >= count:
-            able.append(spine)
-    if not able:
-        return None
-    chosen = min(able, key=lambda spine: (_spine_whole_free(cluster, spine), spine))
-    return gathered[chosen][1]
+    Such a spine's fullest leaf has at least ``least`` (see ``_fewest_leaves``) and at least
+    ``count / fewest`` whole free nodes, so only spines with such a leaf are read: each once,
+    found off the per-count leaf sets (its other leaves masked out once it is read)."""
+    topology, sets = cluster.topology, cluster.leaves_by_whole_free
+    block = (1 << topology.leaves_per_spine) - 1
+    seen = 0
+    best: tuple[int, int, list[int]] | None = None
+    for have in range(len(sets) - 1, max(least, -(-count // fewest)) - 1, -1):
+        leaves = sets[have] & ~seen
+        while leaves:
+            spine = topology.spine_of_leaf[(leaves & -leaves).bit_length() - 1]
+            own = topology.leaves_of_spine[spine]
+            mask = block << own.start
+            leaves &= ~mask
+            seen |= mask
+            total, ranked = _spine_ranking(cluster, own)
+            if ((best is None or (total, spine) < best[:2])
+                    and sum(n for n, _ in ranked[:fewest]) >= count):
+                best = (total, spine, [leaf for _, leaf in ranked])
+    return None if best is None else best[2]
 
 
-def _spine_whole_free(cluster: ClusterView, spine: int) -> int:
-    """Whole free nodes under spine ``spine``."""
+def _spine_ranking(cluster: ClusterView, leaves: range) -> tuple[int, list[tuple[int, int]]]:
+    """Whole free nodes under ``leaves`` (one spine's) and ``(whole free nodes, leaf)`` of
+    those with any, most first (lowest index on a tie)."""
     by_leaf = cluster.whole_free_by_leaf
-    return sum(len(by_leaf[leaf]) for leaf in cluster.topology.leaves_of_spine[spine])
+    counts = [(len(by_leaf[leaf]), leaf) for leaf in leaves]
+    ranked = sorted((item for item in counts if item[0]), key=lambda item: (-item[0], item[1]))
+    return sum(n for n, _ in counts), ranked
