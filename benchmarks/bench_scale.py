@@ -1,8 +1,8 @@
 """Scaling: acmesim against a minimal heapq loop, 183 days of synthetic Seren at K x its size.
 
 For each scale K (``scale_trace.py``: K x Seren's nodes at Seren's load per GPU) the parent
-builds the trace once and stores it; then, each in a fresh process (so CPU time and peak RSS,
-``ru_maxrss``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
+builds the trace once and stores it as Parquet; then, each in a fresh process (so CPU time
+and peak RSS, ``VmHWM``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
 (event loop plus result tables) and the reference loop (``reference_loop.py``; building its
 input is timed apart). Every job's start time must be bit-equal in both, and its nodes the same:
 on any difference the first differing jobs are printed and the exit status is 1.
@@ -38,8 +38,27 @@ TARGET_RATIO = 4.0
 
 
 def _peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (MB)."""
+    """Peak resident memory of this process so far (MB): its own high-water mark (``VmHWM``
+    of ``/proc/self/status``, which starts afresh at ``exec``). ``ru_maxrss`` is the fallback
+    where there is no ``/proc``: on Linux a child's also counts the parent's high-water mark at
+    the fork (the parent here holds the trace), so it would overstate the child's peak."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _stored_trace(path: Path):
+    """The trace the parent stored, read back from Parquet: the very table, validated once
+    (``simulate`` then skips its checks); its peak memory is about the table's own, where
+    unpickling a table of Arrow text columns peaks at about twice it."""
+    from acmesim.trace.loaders.parquet import read_parquet_trace
+
+    return read_parquet_trace(path)[0]
 
 
 def _flat_nodes(nodes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -63,13 +82,12 @@ def _positions(ids, table_ids) -> np.ndarray:
 
 def child_acmesim(args: argparse.Namespace) -> dict:
     """Time one acmesim replay of the stored trace; store its starts and nodes if asked."""
-    import pandas as pd
     from reference_input import node_indices
     from scale_trace import scaled_spec
 
     from acmesim import simulate
 
-    trace = pd.read_pickle(args.trace)
+    trace = _stored_trace(args.trace)
     spec = scaled_spec(args.scale)
     faults = ({"failure": "acme", "checkpoint": {"name": args.checkpoint, "mode": "async"},
                "recovery": "automatic"} if args.failures else {})
@@ -94,12 +112,11 @@ def child_acmesim(args: argparse.Namespace) -> dict:
 
 def child_reference(args: argparse.Namespace) -> dict:
     """Time the reference loop on the stored trace; store its starts and nodes."""
-    import pandas as pd
     from reference_input import reference_jobs
     from reference_loop import replay_fifo
     from scale_trace import scaled_spec
 
-    trace = pd.read_pickle(args.trace)
+    trace = _stored_trace(args.trace)
     spec = scaled_spec(args.scale)
     cpu = time.process_time()
     given = reference_jobs(trace, spec)
@@ -157,10 +174,12 @@ def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
     """Build the trace at ``scale``, run both sides and the options; one row of figures."""
     from scale_trace import scaled_trace
 
+    from acmesim.trace.loaders.parquet import write_parquet
+
     trace = scaled_trace(scale, args.days, args.seed, args.cache)
     ids = trace["job_id"].astype(str).array  # indexable by position, no Python string per row
-    path = tmp / f"trace-x{scale}.pkl"
-    trace.to_pickle(path)
+    path = tmp / f"trace-x{scale}.parquet"
+    write_parquet(trace, path)
     del trace
     acme_out, ref_out = tmp / f"acme-x{scale}.npz", tmp / f"ref-x{scale}.npz"
     row = {"scale": scale,

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 RefJob = tuple[float, float, int, int, float]
@@ -63,7 +63,8 @@ class Replay(NamedTuple):
 
 
 class _Cluster:
-    """Free GPUs per node, nodes bucketed by free count, whole free nodes per leaf."""
+    """Free GPUs per node, nodes bucketed by free count, whole free nodes per leaf, and the
+    leaves grouped by their count of whole free nodes (one bit set of leaf indices per count)."""
 
     def __init__(self, nodes: int, gpus_per_node: int, nodes_per_leaf: int,
                  leaves_per_spine: int) -> None:
@@ -74,32 +75,33 @@ class _Cluster:
         self.buckets[gpus_per_node] = dict.fromkeys(range(nodes))
         self.leaf_of = [node // nodes_per_leaf for node in range(nodes)]
         leaves = -(-nodes // nodes_per_leaf)
-        self.spine_of_leaf = [leaf // leaves_per_spine for leaf in range(leaves)]
+        self.per_spine = leaves_per_spine
         self.whole: list[dict[int, None]] = [
             dict.fromkeys(range(leaf * nodes_per_leaf, min(nodes, (leaf + 1) * nodes_per_leaf)))
             for leaf in range(leaves)]
-        self.by_count: list[list[int]] = [[] for _ in range(nodes_per_leaf + 1)]
-        """Lazy min-heaps of leaves by whole-free count (an entry is stale if the count moved)."""
+        self.by_count = [0] * (nodes_per_leaf + 1)
+        """``by_count[k]``: bit ``leaf`` set iff the leaf has exactly ``k`` whole free nodes."""
         for leaf, members in enumerate(self.whole):
-            self.by_count[len(members)].append(leaf)
-
-    def _lowest_leaf_with(self, count: int) -> int | None:
-        """The lowest-index leaf with exactly ``count`` whole free nodes, if any."""
-        heap, whole = self.by_count[count], self.whole
-        while heap:
-            leaf = heap[0]
-            if len(whole[leaf]) == count:
-                return leaf
-            heapq.heappop(heap)
-        return None
+            self.by_count[len(members)] |= 1 << leaf
 
     def _fewest_at_least(self, count: int) -> int | None:
         """The leaf with the fewest whole free nodes >= ``count`` (lowest index on ties)."""
-        for have in range(count, len(self.by_count)):
-            leaf = self._lowest_leaf_with(have)
-            if leaf is not None:
-                return leaf
+        by_count = self.by_count
+        for have in range(count, len(by_count)):
+            leaves = by_count[have]
+            if leaves:
+                return (leaves & -leaves).bit_length() - 1
         return None
+
+    def _ranked(self, least: int) -> Iterator[int]:
+        """Leaves with at least ``least`` whole free nodes, most first, lowest index on ties."""
+        by_count = self.by_count
+        for have in range(len(by_count) - 1, least - 1, -1):
+            leaves = by_count[have]
+            while leaves:
+                low = leaves & -leaves
+                leaves ^= low
+                yield low.bit_length() - 1
 
     def pick_node(self, gpus: int) -> int | None:
         """Best fit for one node's ``gpus``; a whole node from the emptiest leaf."""
@@ -115,27 +117,53 @@ class _Cluster:
             return node
         return None
 
+    def _fewest(self, count: int) -> tuple[int, int]:
+        """``(f, r)``: ``f`` leaves at the least gather ``count`` (fullest first), and the
+        ``f``-th must add ``r``, so each leaf of an ``f``-leaf choice has at least ``r``."""
+        leaves = nodes = 0
+        for have in range(len(self.by_count) - 1, 0, -1):
+            many = self.by_count[have].bit_count()
+            if nodes + many * have >= count:
+                more = -(-(count - nodes) // have)
+                return leaves + more, count - nodes - (more - 1) * have
+            leaves += many
+            nodes += many * have
+        raise AssertionError("fewer whole free nodes than asked for")
+
     def pick_whole(self, count: int) -> list[int] | None:
-        """``count`` whole free nodes under the fewest leaves (a single spine if possible)."""
+        """``count`` whole free nodes under the fewest leaves (a single spine if possible).
+
+        A spine that gathers ``count`` in ``f`` of its leaves has a leaf with at least ``r``
+        and at least ``count / f`` (see ``_fewest``): only spines with such a leaf are read."""
         if len(self.buckets[self.full]) < count:
             return None
         if count < len(self.by_count):
             leaf = self._fewest_at_least(count)
             if leaf is not None:
                 return self._take(count, [leaf])
-        whole = self.whole
-        ranked = sorted(((len(nodes), leaf) for leaf, nodes in enumerate(whole) if nodes),
-                        key=lambda item: (-item[0], item[1]))
-        fewest = _leaves_needed(count, ranked)
-        by_spine: dict[int, list[tuple[int, int]]] = {}
-        for n, leaf in ranked:
-            by_spine.setdefault(self.spine_of_leaf[leaf], []).append((n, leaf))
-        same = sorted((sum(n for n, _ in group), spine) for spine, group in by_spine.items()
-                      if _leaves_needed(count, group) == fewest)
-        chosen = by_spine[same[0][1]] if same else ranked
-        return self._take(count, [leaf for _, leaf in chosen])
+        fewest, least = self._fewest(count)
+        best = None
+        if fewest <= self.per_spine:
+            per, whole, seen = self.per_spine, self.whole, 0
+            for have in range(len(self.by_count) - 1, max(least, -(-count // fewest)) - 1, -1):
+                leaves = self.by_count[have] & ~seen
+                while leaves:
+                    spine = ((leaves & -leaves).bit_length() - 1) // per
+                    first = spine * per
+                    mask = ((1 << per) - 1) << first
+                    leaves &= ~mask
+                    seen |= mask
+                    own = [(len(whole[leaf]), leaf)
+                           for leaf in range(first, min(len(whole), first + per))]
+                    ranked = sorted(((n, leaf) for n, leaf in own if n),
+                                    key=lambda item: (-item[0], item[1]))
+                    total = sum(n for n, _ in own)
+                    if ((best is None or (total, spine) < best[:2])
+                            and sum(n for n, _ in ranked[:fewest]) >= count):
+                        best = (total, spine, [leaf for _, leaf in ranked])
+        return self._take(count, best[2] if best is not None else self._ranked(least))
 
-    def _take(self, count: int, leaves: list[int]) -> list[int]:
+    def _take(self, count: int, leaves: Iterable[int]) -> list[int]:
         """Whole free nodes from ``leaves`` in order, lowest-numbered first."""
         chosen: list[int] = []
         for leaf in leaves:
@@ -155,9 +183,10 @@ class _Cluster:
             if before == full:
                 leaf = self.leaf_of[node]
                 members = whole[leaf]
+                bit, have = 1 << leaf, len(members)
                 del members[node]
-                if members:
-                    heapq.heappush(self.by_count[len(members)], leaf)
+                self.by_count[have] ^= bit
+                self.by_count[have - 1] ^= bit
         self.free_total -= gpus * len(nodes)
 
     def release(self, nodes: list[int], gpus: int) -> None:
@@ -172,19 +201,11 @@ class _Cluster:
             if after == full:
                 leaf = self.leaf_of[node]
                 members = whole[leaf]
+                bit, have = 1 << leaf, len(members)
                 members[node] = None
-                heapq.heappush(self.by_count[len(members)], leaf)
+                self.by_count[have] ^= bit
+                self.by_count[have + 1] ^= bit
         self.free_total += gpus * len(nodes)
-
-
-def _leaves_needed(count: int, ranked: list[tuple[int, int]]) -> int | None:
-    """Leaves needed to gather ``count`` nodes from the front of ``ranked``, or None."""
-    total = 0
-    for used, (n, _) in enumerate(ranked, start=1):
-        total += n
-        if total >= count:
-            return used
-    return None
 
 
 def _shapes(jobs: Sequence[RefJob], nodes: int, per_node: int) -> tuple[list[int], list[int]]:

@@ -41,6 +41,12 @@ class Topology:
         self.spine_of_leaf: tuple[int, ...] = tuple(
             leaf // spec.leaves_per_spine for leaf in range(spec.leaves)
         )
+        self.leaves_per_spine: int = spec.leaves_per_spine
+        self.leaves_of_spine: tuple[range, ...] = tuple(
+            range(spine * spec.leaves_per_spine,
+                  min(spec.leaves, (spine + 1) * spec.leaves_per_spine))
+            for spine in range(spec.spines)
+        )
         self.nodes_of_leaf: tuple[tuple[int, ...], ...] = tuple(
             tuple(range(leaf * spec.nodes_per_leaf,
                         min(spec.nodes, (leaf + 1) * spec.nodes_per_leaf)))

@@ -62,3 +62,16 @@ def test_compare_names_the_first_jobs_whose_start_differs(tmp_path):
     moved = BENCH.compare(tmp_path / "acme.npz", tmp_path / "moved.npz", ids)
     assert moved == ["node assignments differ (start times alone cannot see the leaf and "
                      "spine rules)"]
+
+
+def test_a_child_reports_its_own_peak_memory_not_its_parents():
+    import subprocess
+
+    ballast = bytearray(300 * 2**20)  # this process's high-water mark, 300 MB above the child's
+    for offset in range(0, len(ballast), 4096):
+        ballast[offset] = 1
+    code = "import bench_scale; print(bench_scale._peak_rss_mb())"
+    done = subprocess.run([sys.executable, "-c", code], cwd=BENCHMARKS, capture_output=True,
+                          text=True, check=True)
+    assert float(done.stdout) < 200
+    del ballast

@@ -60,3 +60,51 @@ def test_leaf_sets_follow_every_change_and_picks_match_a_scan(ops, gang):
             assert nodes == sorted(cluster.whole_free_by_leaf[leaf])[:gang]
         else:
             assert len(set(nodes)) == gang
+
+
+def _gang_by_ranking(cluster: Cluster, count: int) -> list[int]:
+    """Consolidate's multi-leaf rule as its docs state it, by ranking every leaf: leaves by
+    whole free nodes (most first, lowest index on a tie); the fewest leaves that gather
+    ``count`` from the front; among spines whose own ranked leaves gather it in that many, the
+    one with the fewest whole free nodes (lowest on a tie); else the whole ranking. Drained in
+    order, lowest-numbered nodes first."""
+    by_leaf = cluster.whole_free_by_leaf
+    ranked = sorted((leaf for leaf in range(len(by_leaf)) if by_leaf[leaf]),
+                    key=lambda leaf: (-len(by_leaf[leaf]), leaf))
+
+    def needed(leaves):
+        total = 0
+        for used, leaf in enumerate(leaves, start=1):
+            total += len(by_leaf[leaf])
+            if total >= count:
+                return used
+        return None
+
+    fewest = needed(ranked)
+    groups: dict[int, list[int]] = {}
+    for leaf in ranked:
+        groups.setdefault(cluster.topology.spine_of_leaf[leaf], []).append(leaf)
+    able = sorted((sum(len(by_leaf[leaf]) for leaf in group), spine)
+                  for spine, group in groups.items() if needed(group) == fewest)
+    order = groups[able[0][1]] if able else ranked
+    chosen: list[int] = []
+    for leaf in order:
+        chosen.extend(sorted(by_leaf[leaf])[: count - len(chosen)])
+    return chosen
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.integers(3, 5), st.integers(2, 3), st.integers(20, 60), st.data())
+def test_multi_leaf_gangs_match_a_ranking_of_every_leaf(per_leaf, per_spine, nodes, data):
+    cluster = Cluster(ClusterSpec(name="t", nodes=nodes, nodes_per_leaf=per_leaf,
+                                  leaves_per_spine=per_spine))
+    busy = data.draw(st.sets(st.integers(0, nodes - 1), max_size=nodes - 2))
+    for job, node in enumerate(sorted(busy)):
+        cluster.allocate(job, ((node, 1),))
+    view, placer = ClusterView(cluster), PLACEMENTS.create("consolidate")
+    whole = len(cluster.buckets[8])
+    gang = data.draw(st.integers(per_leaf + 1, max(per_leaf + 1, whole)))
+    if gang <= whole:
+        assert placer.pick_whole_nodes(gang, view) == _gang_by_ranking(cluster, gang)
+    else:
+        assert placer.pick_whole_nodes(gang, view) is None

@@ -10,9 +10,11 @@ fewest leaf switches, and among such choices prefer one that stays under a singl
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from acmesim.cluster.view import ClusterView
 from acmesim.policies.placement import PLACEMENTS
-from acmesim.policies.placement.base import Placement, leaves_by_free, take_from_leaves
+from acmesim.policies.placement.base import Placement, take_from_leaves
 
 
 @PLACEMENTS.register("consolidate")
@@ -39,18 +41,15 @@ class Consolidate(Placement):
         leaf = _lowest_leaf(cluster, count)
         if leaf is not None:
             return take_from_leaves(count, [leaf], cluster)
-        topology = cluster.topology
-        ranked = leaves_by_free(cluster, range(topology.num_leaves))
-        fewest = _leaves_needed(count, ranked)
-        by_spine: dict[int, list[tuple[int, int]]] = {}
-        for n, leaf in ranked:
-            by_spine.setdefault(topology.spine_of_leaf[leaf], []).append((n, leaf))
-        same = sorted((sum(n for n, _ in group), spine) for spine, group in by_spine.items()
-                      if _leaves_needed(count, group) == fewest)
-        if same:
-            group = by_spine[same[0][1]]
-            return take_from_leaves(count, [leaf for _, leaf in group], cluster)
-        return take_from_leaves(count, [leaf for _, leaf in ranked], cluster)
+        need = _fewest_leaves(cluster, count)
+        if need is None:
+            return None
+        fewest, least = need
+        if fewest <= cluster.topology.leaves_per_spine:
+            group = _best_spine(cluster, count, fewest, least)
+            if group is not None:
+                return take_from_leaves(count, group, cluster)
+        return take_from_leaves(count, _ranked(cluster, least), cluster)
 
 
 def _lowest_leaf(cluster: ClusterView, least: int) -> int | None:
@@ -64,11 +63,64 @@ def _lowest_leaf(cluster: ClusterView, least: int) -> int | None:
     return None
 
 
-def _leaves_needed(count: int, ranked: list[tuple[int, int]]) -> int | None:
-    """Leaves needed to gather ``count`` nodes from ``ranked`` (fullest first), or None."""
-    total = 0
-    for used, (n, _) in enumerate(ranked, start=1):
-        total += n
-        if total >= count:
-            return used
+def _ranked(cluster: ClusterView, least: int) -> Iterator[int]:
+    """Leaves with at least ``least`` whole free nodes, most first (lowest index on a tie),
+    read off the per-count leaf sets: no scan of the leaves with fewer."""
+    sets = cluster.leaves_by_whole_free
+    for have in range(len(sets) - 1, max(least, 1) - 1, -1):
+        leaves = sets[have]
+        while leaves:
+            low = leaves & -leaves
+            leaves ^= low
+            yield low.bit_length() - 1
+
+
+def _fewest_leaves(cluster: ClusterView, count: int) -> tuple[int, int] | None:
+    """``(f, r)``: ``f`` leaves at the least gather ``count`` whole free nodes (taking the
+    fullest first); ``r`` is what the ``f``-th of them must still add, so every leaf of an
+    ``f``-leaf choice has at least ``r`` whole free nodes. None if fewer than ``count`` are free."""
+    sets = cluster.leaves_by_whole_free
+    leaves = nodes = 0
+    for have in range(len(sets) - 1, 0, -1):
+        many = sets[have].bit_count()
+        if nodes + many * have >= count:
+            more = -(-(count - nodes) // have)
+            return leaves + more, count - nodes - (more - 1) * have
+        leaves += many
+        nodes += many * have
     return None
+
+
+def _best_spine(cluster: ClusterView, count: int, fewest: int, least: int) -> list[int] | None:
+    """The ranked leaves of the spine that gathers ``count`` in ``fewest`` of its own leaves
+    with the fewest whole free nodes in all (lowest spine on a tie), or None if no spine can.
+
+    Such a spine's fullest leaf has at least ``least`` (see ``_fewest_leaves``) and at least
+    ``count / fewest`` whole free nodes, so only spines with such a leaf are read: each once,
+    found off the per-count leaf sets (its other leaves masked out once it is read)."""
+    topology, sets = cluster.topology, cluster.leaves_by_whole_free
+    block = (1 << topology.leaves_per_spine) - 1
+    seen = 0
+    best: tuple[int, int, list[int]] | None = None
+    for have in range(len(sets) - 1, max(least, -(-count // fewest)) - 1, -1):
+        leaves = sets[have] & ~seen
+        while leaves:
+            spine = topology.spine_of_leaf[(leaves & -leaves).bit_length() - 1]
+            own = topology.leaves_of_spine[spine]
+            mask = block << own.start
+            leaves &= ~mask
+            seen |= mask
+            total, ranked = _spine_ranking(cluster, own)
+            if ((best is None or (total, spine) < best[:2])
+                    and sum(n for n, _ in ranked[:fewest]) >= count):
+                best = (total, spine, [leaf for _, leaf in ranked])
+    return None if best is None else best[2]
+
+
+def _spine_ranking(cluster: ClusterView, leaves: range) -> tuple[int, list[tuple[int, int]]]:
+    """Whole free nodes under ``leaves`` (one spine's) and ``(whole free nodes, leaf)`` of
+    those with any, most first (lowest index on a tie)."""
+    by_leaf = cluster.whole_free_by_leaf
+    counts = [(len(by_leaf[leaf]), leaf) for leaf in leaves]
+    ranked = sorted((item for item in counts if item[0]), key=lambda item: (-item[0], item[1]))
+    return sum(n for n, _ in counts), ranked
