@@ -17,11 +17,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +59,7 @@ class StartupLatency:
              types: Sequence[str] | None = None) -> np.ndarray:
         """``n`` independent start-up latencies (zeros when inactive, without drawing); job
         ``i`` of type ``types[i]`` uses its type's parameters if ``by_type`` has them."""
+        import numpy as np
         if not self.active:
             return np.zeros(n)
         z = rng.standard_normal(n)

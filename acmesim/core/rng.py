@@ -7,8 +7,10 @@ seeded from ``(seed, sha256(name))`` and nothing in acmesim touches global rando
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _name_key(name: str) -> int:
@@ -28,11 +30,14 @@ class RngStreams:
     def stream(self, name: str) -> np.random.Generator:
         """The generator for ``name``; the same object on every call within one family."""
         if name not in self._streams:
+            import numpy as np
+
             seq = np.random.SeedSequence(entropy=self.seed, spawn_key=(_name_key(name),))
             self._streams[name] = np.random.Generator(np.random.PCG64(seq))
         return self._streams[name]
 
     def fresh(self, name: str) -> np.random.Generator:
         """A new generator for ``name`` at its initial state (not cached)."""
+        import numpy as np
         seq = np.random.SeedSequence(entropy=self.seed, spawn_key=(_name_key(name),))
         return np.random.Generator(np.random.PCG64(seq))

@@ -80,12 +80,17 @@ def prior_packed_trials(
     """The coordinator's planner: split large datasets, merge small ones, order by priority."""
     share = balanced_share(request, gpus, min_trial_s, metrics_on_gpu)
     position = {d.name: i for i, d in enumerate(request.datasets)}
+    metric_of = {d.name: d.metric_s for d in request.datasets}
 
     def key(group: Sequence[Shard]) -> tuple[float, int, int]:
-        work = sum(s.gpu_work_s for s in group)
-        metric = max(request.dataset(s.dataset).metric_s for s in group)
+        first = group[0]
+        if len(group) == 1:  # most groups: the same key without the generators
+            work, metric = first.prep_s + first.inference_s, metric_of[first.dataset]
+        else:
+            work = sum(s.gpu_work_s for s in group)
+            metric = max(metric_of[s.dataset] for s in group)
         weight = work + (metric if long_metrics_first else 0.0)
-        return (-weight, position[group[0].dataset], group[0].index)
+        return (-weight, position[first.dataset], first.index)
 
     groups: list[list[Shard]] = []
     small: list[list[Shard]] = []

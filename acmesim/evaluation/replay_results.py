@@ -39,9 +39,10 @@ class _Trial:
     node: str = ""
 
 
-def _rows_by_id(frame: pd.DataFrame) -> dict[str, _Trial]:
-    """The jobs table's rows by job id (first row of a repeated id)."""
+def _rows_by_id(frame: pd.DataFrame, wanted: set[str]) -> dict[str, _Trial]:
+    """The jobs table's rows of the ``wanted`` job ids, by id (first row of a repeated id)."""
     first = frame.drop_duplicates("job_id")
+    first = first[first["job_id"].astype(str).isin(wanted)]
     nodes = first["nodes"].astype(str).str.split(";").str[0]
     columns = [first[c].tolist() for c in ("job_id", "submit_time", "start_time", "end_time",
                                            "run_time", "gpu_num")]  # Python scalars, not NumPy's
@@ -148,7 +149,7 @@ def _job_rows(req: ReplayRequest, found: list[_Dataset]) -> list[dict[str, Any]]
 def replay_tables(requests: list[ReplayRequest], cols: TraceColumns, frame: pd.DataFrame,
                   metric_slots: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``eval_requests.csv`` and ``eval_jobs.csv`` of a finished replay's jobs table."""
-    trials = _rows_by_id(frame)
+    trials = _rows_by_id(frame, {t.job_id for req in requests for t in req.trials})
     datasets = _datasets(requests, trials)
     _run_metrics(datasets, requests, metric_slots)
     request_rows, job_rows = [], []

@@ -109,16 +109,20 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
     index = {job_id: i for i, job_id in enumerate(ids)}
     states = [str(cols.state[row]) for row in batch.rows]
     trials = []
-    for trial in plan.trials:
-        work = [shard.prep_s + shard.inference_s for shard in trial.shards]
+    for trial in plan.trials:  # one per engine job of the replay: trial_state inlined
+        shards = trial.shards
+        work = [shard.prep_s + shard.inference_s for shard in shards]
         run_time = load + sum(work)
         done = load
         finishes = []
-        for shard, shard_work in zip(trial.shards, work, strict=True):
+        state = COMPLETED
+        for shard, shard_work in zip(shards, work, strict=True):
             done += shard_work
-            finishes.append((index[shard.dataset], max(0.0, run_time - done)))
-        inference = sum(shard.inference_s for shard in trial.shards)
-        state = trial_state([states[i] for i, _ in finishes])
+            dataset = index[shard.dataset]
+            finishes.append((dataset, max(0.0, run_time - done)))
+            if state == COMPLETED:
+                state = states[dataset]
+        inference = sum([shard.inference_s for shard in shards])
         trials.append(ReplayTrial(f"{batch.request_id}/{trial.trial_id}", run_time, inference,
                                   state, tuple(finishes)))
     metric_s = tuple(request.dataset(j).metric_s for j in ids)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation import calibration as cal
@@ -21,6 +20,11 @@ def _non_negative(owner: str, **values: float) -> None:
     for key, value in values.items():
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
             raise ConfigError(f"{owner}: {key} must be a finite number >= 0, got {value!r}")
+
+
+def _is_non_negative(value: float) -> bool:
+    """Whether ``value`` is a finite number >= 0 (what ``_non_negative`` checks)."""
+    return isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
 
 
 def _positive_int(owner: str, **values: int) -> None:
@@ -46,8 +50,10 @@ class Dataset:
 
     def __post_init__(self) -> None:
         _require(bool(self.name), "dataset: name must be a non-empty string")
-        _non_negative(f"dataset {self.name!r}", prep_s=self.prep_s,
-                      inference_s=self.inference_s, metric_s=self.metric_s)
+        if not (_is_non_negative(self.prep_s) and _is_non_negative(self.inference_s)
+                and _is_non_negative(self.metric_s)):  # datasets are many: the message only then
+            _non_negative(f"dataset {self.name!r}", prep_s=self.prep_s,
+                          inference_s=self.inference_s, metric_s=self.metric_s)
 
     @property
     def gpu_work_s(self) -> float:
@@ -90,17 +96,17 @@ class EvalRequest:
         _require(bool(self.request_id), "request: request_id must be a non-empty string")
         _require(len(self.datasets) > 0, f"request {self.request_id!r}: no datasets")
         _non_negative(f"request {self.request_id!r}", submit_time=self.submit_time)
-        names = [d.name for d in self.datasets]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        _require(not dupes, f"request {self.request_id!r}: duplicate dataset names {dupes}")
+        by_name = {d.name: d for d in self.datasets}
+        if len(by_name) != len(self.datasets):
+            names = [d.name for d in self.datasets]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            _require(not dupes, f"request {self.request_id!r}: duplicate dataset names {dupes}")
+        object.__setattr__(self, "_by_name", by_name)  # not a field: no effect on ==, repr
 
     def dataset(self, name: str) -> Dataset:
         """The dataset called ``name``."""
-        return self._by_name[name]
-
-    @cached_property
-    def _by_name(self) -> dict[str, Dataset]:
-        return {d.name: d for d in self.datasets}
+        by_name: dict[str, Dataset] = self.__dict__["_by_name"]
+        return by_name[name]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ again; a shorter job takes ``35.84 s + 0.705 r`` (its checkpoint cannot load fas
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 
@@ -30,9 +31,11 @@ PARAMS_PER_GPU: float = cal.MODEL_PARAMS
 """Chosen: a trace Eval job on g GPUs evaluates a g x 7B-parameter checkpoint."""
 
 
+@functools.lru_cache(maxsize=256, typed=True)
 def reference_load_s(gpu_num: int, gpus_per_node: int = cal.GPUS_PER_NODE,
                      nic_gbps: float = cal.SEREN_NIC_GBPS) -> float:
-    """Remote load time of a ``gpu_num``-GPU trial's checkpoint on a node full of such trials."""
+    """Remote load time of a ``gpu_num``-GPU trial's checkpoint on a node full of such trials
+    (kept per argument: every trace Eval job asks)."""
     loaders = max(1, gpus_per_node // gpu_num)
     return cal.remote_load_s(PARAMS_PER_GPU * gpu_num, loaders, nic_gbps)
 

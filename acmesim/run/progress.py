@@ -15,8 +15,6 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from tqdm.auto import tqdm
-
 ProgressArgument = Callable[[float, int], None] | bool | None
 """What the Python API accepts as ``progress``: a callback, True (draw a bar), False/None."""
 
@@ -45,6 +43,8 @@ class ReplayProgress:
         if not self.enabled:
             return
         if self._bar is None:
+            from tqdm.auto import tqdm  # only a drawn bar pays for tqdm (and its asyncio)
+
             self._bar = tqdm(total=100, desc="replay", unit="%", file=self.stream,
                              leave=self.leave, dynamic_ncols=True,
                              bar_format="{desc}: {percentage:3.0f}% of the trace span|{bar}| "

@@ -91,3 +91,23 @@ def test_plan_equals_the_node_level_plan_at_every_pass(name, monkeypatch):
     # pending reserved jobs nearly always look for victims) passes planned on the counts alone
     assert calls["with_victims"] > 0, calls
     assert calls["by_counts"] > 0 or name == "acme_reservation", calls
+
+
+@pytest.mark.parametrize("name", ["srtf", "las", "acme_reservation"])
+def test_has_victims_says_whether_victims_lists_any(name, monkeypatch):
+    seen = Counter()
+    original = PreemptiveScheduler.schedule
+
+    def checked(self, view):
+        self.before_pass(view)
+        for pending in self.queue.in_order(self.preempt_depth):
+            rank = self.rank(pending, view)
+            listed = bool(self.victims(view, rank))
+            assert self.has_victims(view, rank) == listed
+            seen[listed] += 1
+        return original(self, view)
+
+    monkeypatch.setattr(PreemptiveScheduler, "schedule", checked)
+    options = {"quotas": {"Pretrain": 0.5}} if name == "acme_reservation" else None
+    simulate(busy_trace(3), cluster(4), SCHEDULERS.create(name, options))
+    assert seen[True] > 0 and seen[False] > 0, seen

@@ -19,8 +19,7 @@ They only take effect with ``trace_outcomes=replace`` or ``both``.
 from __future__ import annotations
 
 import dataclasses
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
@@ -29,6 +28,9 @@ from acmesim.policies.failure.rates import (
     job_mtbf_from_gpu_rate,
     per_gpu_rate,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @FAILURES.register("acme")

@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from acmesim.policies.failure.events import (
     ClusterInfo,
@@ -50,6 +48,9 @@ from acmesim.policies.failure.events import (
 from acmesim.policies.failure.job_failures import JobErrorRates
 from acmesim.policies.failure.kinds import FailureKind, KindDraws, KindMix, llama3_kinds
 from acmesim.policies.job_shape import JobShape
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TraceOutcomes = Literal["replay", "replace", "both"]
 TRACE_OUTCOMES: tuple[str, ...] = ("replay", "replace", "both")
@@ -172,6 +173,7 @@ class FailureModel(FailureModelProtocol):
         self, cluster: ClusterInfo, horizon: float, rng: np.random.Generator
     ) -> Iterator[FailureEvent]:
         """Hardware faults over ``[0, horizon)`` seconds, sorted by time (drawn eagerly)."""
+        import numpy as np
         horizon = check_horizon(horizon)
         times, nodes, draws = self._renewals(cluster, horizon, rng)
         gpus = rng.integers(cluster.gpus_per_node, size=len(times))
@@ -213,6 +215,7 @@ class FailureModel(FailureModelProtocol):
         self, cluster: ClusterInfo, horizon: float, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, KindDraws]:
         """Per-node renewal processes: fault, repair, next time to failure, until ``horizon``."""
+        import numpy as np
         clock = np.zeros(len(cluster.nodes))
         alive = np.arange(len(cluster.nodes))
         times, nodes, kinds, detections, repairs = [], [], [], [], []

@@ -9,8 +9,7 @@ set ``script_error_prob`` etc. (see ``failure=acme`` for calibrated values).
 from __future__ import annotations
 
 import dataclasses
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
@@ -19,6 +18,9 @@ from acmesim.policies.failure.rates import (
     SECONDS_PER_HOUR,
     job_mtbf_from_node_mtbf,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @FAILURES.register("exponential", "poisson")

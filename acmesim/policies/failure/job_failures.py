@@ -18,13 +18,14 @@ storage errors. The earliest of these is the job's failure. Job types listed in
 from __future__ import annotations
 
 import dataclasses
-from typing import cast
-
-import numpy as np
+from typing import TYPE_CHECKING, cast
 
 from acmesim.policies.failure.events import JobFailure, JobFailureCategory
 from acmesim.policies.failure.rates import SECONDS_PER_DAY
 from acmesim.policies.job_shape import JobShape
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +59,7 @@ class JobErrorRates:
 
     def sample(self, job: JobShape, rng: np.random.Generator) -> JobFailure | None:
         """The job's earliest failure, or None."""
+        import numpy as np
         draws = self.sample_many(np.array([job.job_type]), rng)
         if not np.isfinite(draws.time[0]):
             return None
@@ -66,6 +68,7 @@ class JobErrorRates:
 
     def sample_many(self, job_types: np.ndarray, rng: np.random.Generator) -> JobFailureDraws:
         """Vectorized: each job's earliest failure time (``inf`` for none), kind and category."""
+        import numpy as np
         n = len(job_types)
         u = rng.random((n, 3))
         early = rng.exponential(self.early_error_mean_min * 60.0, size=(n, 2))

@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.failure.events import Scope
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HOUR = 3600.0
 
@@ -91,6 +93,7 @@ class KindMix:
     """Draws fault kinds by weight, each with its own detection delay and repair time."""
 
     def __init__(self, kinds: tuple[FailureKind, ...]) -> None:
+        import numpy as np
         weights = np.array([k.weight for k in kinds], dtype=float)
         if not kinds or (weights < 0).any() or weights.sum() <= 0:
             raise ValueError("a kind mix needs at least one kind and positive total weight")
@@ -113,11 +116,13 @@ class KindMix:
 
     def detection_of(self, kind: np.ndarray) -> np.ndarray:
         """Detection delay in seconds of each kind index."""
+        import numpy as np
         table = np.array([k.detection_s for k in self.kinds])
         return table[kind]
 
     def repair_of(self, kind: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Lognormal repair seconds for each kind index (0 for transient kinds)."""
+        import numpy as np
         medians = np.array([k.repair_median_h * HOUR for k in self.kinds])[kind]
         sigmas = np.array([k.repair_sigma for k in self.kinds])[kind]
         normal = rng.standard_normal(len(kind))

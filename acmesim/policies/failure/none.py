@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModelProtocol, failure_sources
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent, JobFailure, check_horizon
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @FAILURES.register("none")

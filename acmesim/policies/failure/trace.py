@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.core.errors import TraceError
 from acmesim.policies.failure import FAILURES
@@ -21,6 +19,9 @@ from acmesim.policies.failure.events import ClusterInfo, FailureEvent, check_hor
 from acmesim.policies.failure.failure_trace import TraceFault, read_failure_trace
 from acmesim.policies.failure.rates import job_mtbf_from_node_mtbf
 from acmesim.policies.failure.windows import faults_from
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @FAILURES.register("trace")
@@ -53,6 +54,7 @@ class TraceFailures(FailureModel):
         self, cluster: ClusterInfo, horizon: float, rng: np.random.Generator
     ) -> Iterator[FailureEvent]:
         """The trace's faults before ``horizon``; unknown nodes are a ``TraceError``."""
+        import numpy as np
         horizon = check_horizon(horizon)
         index = {node: i for i, node in enumerate(cluster.nodes)}
         faults = [f for f in self.faults if f.time < horizon]

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
@@ -21,6 +20,9 @@ from acmesim.policies.failure.rates import (
     SECONDS_PER_HOUR,
     job_mtbf_from_node_mtbf,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @FAILURES.register("weibull")

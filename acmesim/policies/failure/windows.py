@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.core.errors import AcmesimError
 from acmesim.policies.failure.base import FailureModelProtocol
 from acmesim.policies.failure.events import ClusterInfo, FailureEvent
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DAY = 86_400.0
 RUNAWAY_FACTOR = 100.0

@@ -44,11 +44,13 @@ the GPU-server median, p90 and maximum (2,520 W, 4,851 W, 6,554 W).
 from __future__ import annotations
 
 import dataclasses
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.power import POWERS
 from acmesim.policies.power.base import PowerModel, check_draws
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @POWERS.register("acme")
@@ -110,6 +112,7 @@ class AcmePower(PowerModel):
     def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
         """``idle_w + util x (kernel_w - idle_w)``, ``kernel_w = active_w + (peak_w - active_w)
         x intensity`` (intensity 1 when ``factor`` is not given)."""
+        import numpy as np
         c = self.config
         intensity = 1.0 if factor is None else np.asarray(factor, dtype=float)
         kernel_w = c.active_w + (c.peak_w - c.active_w) * intensity
@@ -119,6 +122,7 @@ class AcmePower(PowerModel):
         """Each job's intensity: uniform in [0, ``low_intensity_max``] for a share
         ``intensity_low_share``, else from Beta(``intensity_mean``, ``intensity_concentration``)
         (three draws per job, in this order: share, uniform, Beta)."""
+        import numpy as np
         c = self.config
         low = rng.random(n) < c.intensity_low_share
         floor = rng.random(n) * c.low_intensity_max

@@ -15,9 +15,10 @@ A GPU server draws its GPUs plus ``node_w`` (CPUs, memory, NICs, storage) at the
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @runtime_checkable

@@ -16,11 +16,13 @@ terms (13 W and 17 W per converter) are left out.
 from __future__ import annotations
 
 import dataclasses
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.power import POWERS
 from acmesim.policies.power.base import PowerModel, check_draws
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @POWERS.register("linear", "raps")
@@ -72,5 +74,6 @@ class LinearPower(PowerModel):
 
     def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
         """``gpu_idle_w + (gpu_peak_w - gpu_idle_w) x util`` (``factor`` is not used)."""
+        import numpy as np
         c = self.config
         return c.gpu_idle_w + (c.gpu_peak_w - c.gpu_idle_w) * np.asarray(util, dtype=float)

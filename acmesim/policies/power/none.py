@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acmesim.policies.power import POWERS
 from acmesim.policies.power.base import PowerModel
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @POWERS.register("none")
@@ -18,4 +21,5 @@ class NoPower(PowerModel):
 
     def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
         """Zero watts."""
+        import numpy as np
         return np.zeros(len(util))

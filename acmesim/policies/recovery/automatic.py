@@ -17,9 +17,7 @@ replacement only for nodes the fault took out of service.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
@@ -30,6 +28,9 @@ from acmesim.policies.recovery.base import (
     RecoveryPlan,
     RecoveryPolicy,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)

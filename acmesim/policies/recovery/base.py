@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from acmesim.policies.failure.events import FailureEvent
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MINUTE = 60.0
 

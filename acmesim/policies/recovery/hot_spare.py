@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
 from acmesim.policies.recovery.base import MINUTE, RecoveryPlan
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,13 +9,14 @@ diagnosis delays (``ManualOptions``) pass, the faulty node is cordoned and the j
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.base import Draws, RecoveryPlan, RecoveryPolicy
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @RECOVERIES.register("manual")

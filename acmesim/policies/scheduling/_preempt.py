@@ -20,7 +20,7 @@ is made only when a job that does not fit has victims to look at (the same plan 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import compress
 from typing import Any
 
@@ -161,6 +161,9 @@ class PreemptiveScheduler(PriorityScheduler):
         self.state_version = 0
         """Bumped by subclasses whenever running jobs' ranks change (e.g. a demotion)."""
         self._failed_plan: tuple[int, int, int] | None = None
+        self._admit: Callable[[JobInfo], bool] | None = (
+            None if type(self).admit is PriorityScheduler.admit else self.admit)
+        """``admit``, or None when the subclass keeps the default (admit everything)."""
 
     # ------------------------------------------------------------------ what subclasses say
     def rank(self, job: JobInfo, view: SchedulerView) -> Any:
@@ -174,6 +177,10 @@ class PreemptiveScheduler(PriorityScheduler):
     def victims(self, view: SchedulerView, rank: Any) -> list[JobInfo]:
         """Running jobs ranked worse than ``rank`` that may be preempted, worst first."""
         raise NotImplementedError
+
+    def has_victims(self, view: SchedulerView, rank: Any) -> bool:
+        """Whether ``victims(view, rank)`` is non-empty (subclasses answer without the list)."""
+        return bool(self.victims(view, rank))
 
     def preempt_budget(self, view: SchedulerView) -> float:
         """At most this many GPUs may be preempted in one pass."""
@@ -234,14 +241,16 @@ class PreemptiveScheduler(PriorityScheduler):
         """The jobs ``plan_on_nodes`` would start when none needs victims, else None."""
         cluster = view.cluster
         gpus = cluster.gpus_per_node
-        have = [len(nodes) for nodes in cluster.free_by_count]
+        have = list(map(len, cluster.free_by_count))
         budget = self.preempt_budget(view)
+        worst = self.worst_rank(view)
+        admit = self._admit
         planned: list[JobInfo] = []
         for job in self.queue.in_order(self.preempt_depth):
-            if job.pool != "gpu" or not self.admit(job):
+            if job.pool != "gpu" or (admit is not None and not admit(job)):
                 continue
             if not take_by_count(have, job, gpus):
-                if self._candidates(view, job, {}, budget):
+                if self._may_preempt_for(view, job, worst, budget):
                     return None  # victims may let it start: only the nodes can tell
                 if self.strict:
                     break
@@ -255,14 +264,16 @@ class PreemptiveScheduler(PriorityScheduler):
         gpus = cluster.gpus_per_node
         free = usable_free(cluster)
         budget = self.preempt_budget(view)
+        worst = self.worst_rank(view)
+        admit = self._admit
         chosen: dict[int, JobInfo] = {}
         planned: list[JobInfo] = []
         for job in self.queue.in_order(self.preempt_depth):
-            if job.pool != "gpu" or not self.admit(job):
+            if job.pool != "gpu" or (admit is not None and not admit(job)):
                 continue
             nodes = fit_nodes(free, job, gpus)
             if nodes is None:
-                found = self._find_victims(view, job, free, chosen, budget)
+                found = self._find_victims(view, job, free, chosen, worst, budget)
                 if found is None:
                     if self.strict:
                         break  # head-of-line: nothing behind a blocked job may start
@@ -277,20 +288,28 @@ class PreemptiveScheduler(PriorityScheduler):
         return list(chosen.values()), planned
 
     def _find_victims(self, view: SchedulerView, job: JobInfo, free: list[int],
-                      chosen: dict[int, JobInfo], budget: float
+                      chosen: dict[int, JobInfo], worst: Any, budget: float
                       ) -> tuple[list[int], list[JobInfo]] | None:
-        """Nodes and victims that let ``job`` start, or None."""
-        candidates = self._candidates(view, job, chosen, budget)
+        """Nodes and victims that let ``job`` start (``worst``: ``worst_rank``), or None."""
+        candidates = self._candidates(view, job, chosen, worst, budget)
         if not candidates:
             return None
         if job.nodes_needed == 1:
             return victims_on_one_node(job, free, candidates, budget)
         return victims_for_gang(job, free, candidates, view.cluster.gpus_per_node, budget)
 
+    def _may_preempt_for(self, view: SchedulerView, job: JobInfo, worst: Any,
+                         budget: float) -> bool:
+        """Whether ``_candidates`` with nothing chosen yet would find any victim for ``job``."""
+        rank = self.rank(job, view)
+        if worst is None or not rank < worst or budget <= 0:
+            return False
+        return self.has_victims(view, rank)
+
     def _candidates(self, view: SchedulerView, job: JobInfo, chosen: dict[int, JobInfo],
-                    budget: float) -> list[JobInfo]:
-        """Running jobs not yet ``chosen`` that ``job`` may stop (none if it outranks none)."""
-        worst = self.worst_rank(view)
+                    worst: Any, budget: float) -> list[JobInfo]:
+        """Running jobs not yet ``chosen`` that ``job`` may stop (none if it outranks none;
+        ``worst``: ``worst_rank``, the same throughout a plan)."""
         rank = self.rank(job, view)
         if worst is None or not rank < worst or budget <= 0:
             return []
@@ -298,8 +317,9 @@ class PreemptiveScheduler(PriorityScheduler):
 
     def _starts(self, view: SchedulerView, planned: list[JobInfo]) -> Iterator[JobInfo]:
         """The planned jobs (those still pending that fit), then the usual fill."""
+        admit = self._admit
         for job in planned:
-            if job in self.queue and self.admit(job) and view.fits(job):
+            if job in self.queue and (admit is None or admit(job)) and view.fits(job):
                 yield job
         yield from self.fill(view)
 

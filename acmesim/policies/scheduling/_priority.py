@@ -37,6 +37,8 @@ class Estimates:
 
     def remaining(self, job: JobInfo) -> float:
         """Estimated work left as of the last start or requeue (never negative)."""
+        if self.exact:
+            return max(job.recorded_run_time - job.work_done, 0.0)
         return max(self.total(job) - job.work_done, 0.0)
 
     def finished(self, job: JobInfo) -> None:

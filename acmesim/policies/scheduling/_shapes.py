@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
@@ -32,10 +32,11 @@ class Capacity:
 
     def refresh(self, cluster: ClusterView) -> None:
         """Re-read the cluster (O(GPUs per node))."""
-        self.whole = len(cluster.whole_free_nodes())
+        by_count = cluster.free_by_count
+        self.whole = len(by_count[self.gpus_per_node])
         self.max_single = 0
         for count in range(self.gpus_per_node, 0, -1):
-            if cluster.nodes_with_free(count):
+            if by_count[count]:
                 self.max_single = count
                 break
 
@@ -67,11 +68,18 @@ def shape_of(job: JobInfo, lane: Hashable = None) -> Shape:
 
 
 class ShapeQueues:
-    """Pending jobs in one heap per shape, ordered by a key (lowest first), lazy deletion."""
+    """Pending jobs in one heap per shape, ordered by a key (lowest first), lazy deletion.
+
+    Every entry is also in one heap of all shapes (``order``), from which ``peek`` and
+    ``in_order`` read the best jobs whatever their shape without visiting every shape.
+    """
 
     def __init__(self) -> None:
         self.heaps: dict[Shape, list[list[Any]]] = {}
         self.entries: dict[int, list[Any]] = {}
+        self.order: list[list[Any]] = []
+        """Every entry of every shape (removed ones dropped lazily, or when they outnumber the
+        pending jobs)."""
         self._pushes = itertools.count()
 
     def __len__(self) -> int:
@@ -89,6 +97,11 @@ class ShapeQueues:
         entry = [key, job.index, next(self._pushes), job]
         self.entries[job.index] = entry
         heapq.heappush(self.heaps.setdefault(shape_of(job, lane), []), entry)
+        order = self.order
+        if len(order) > 2 * len(self.entries) + 64:
+            order[:] = [entry for entry in order if entry[3] is not None]
+            heapq.heapify(order)
+        heapq.heappush(order, entry)
 
     def remove(self, job: JobInfo) -> None:
         """Forget a job (it started or left); its heap entry is dropped lazily."""
@@ -99,17 +112,6 @@ class ShapeQueues:
     def key_of(self, job: JobInfo) -> Any:
         """The key ``job`` is queued with."""
         return self.entries[job.index][0]
-
-    def heads(self) -> Iterator[tuple[Shape, list[Any]]]:
-        """The live head entry ``[key, index, push number, job]`` of every non-empty shape."""
-        for shape in list(self.heaps):
-            heap = self.heaps[shape]
-            while heap and heap[0][3] is None:
-                heapq.heappop(heap)
-            if heap:
-                yield shape, heap[0]
-            else:
-                del self.heaps[shape]
 
     def best(self, view: SchedulerView, capacity: Capacity, strict: bool = False,
              admit: Callable[[JobInfo], bool] | None = None) -> JobInfo | None:
@@ -164,29 +166,19 @@ class ShapeQueues:
 
     def peek(self) -> JobInfo | None:
         """The lowest-key pending job whatever its shape (None when empty)."""
-        best_entry = None
-        for _, entry in self.heads():
-            if best_entry is None or entry[:2] < best_entry[:2]:
-                best_entry = entry
-        return None if best_entry is None else best_entry[3]
+        order = self.order
+        while order and order[0][3] is None:
+            heapq.heappop(order)
+        return order[0][3] if order else None
 
     def in_order(self, limit: int) -> list[JobInfo]:
         """Up to ``limit`` pending jobs in key order (the queues are left as they were)."""
-        merged = [(entry[:2], shape) for shape, entry in self.heads()]
-        heapq.heapify(merged)
-        popped: dict[Shape, list[list[Any]]] = {}
-        out: list[JobInfo] = []
-        while merged and len(out) < limit:
-            _, shape = heapq.heappop(merged)
-            heap = self.heaps[shape]
-            entry = heapq.heappop(heap)
-            popped.setdefault(shape, []).append(entry)
-            out.append(entry[3])
-            while heap and heap[0][3] is None:
-                heapq.heappop(heap)
-            if heap:
-                heapq.heappush(merged, (heap[0][:2], shape))
-        for shape, entries in popped.items():
-            for entry in entries:
-                heapq.heappush(self.heaps[shape], entry)
-        return out
+        order = self.order
+        taken: list[list[Any]] = []
+        while order and len(taken) < limit:
+            entry = heapq.heappop(order)
+            if entry[3] is not None:
+                taken.append(entry)
+        for entry in taken:
+            heapq.heappush(order, entry)
+        return [entry[3] for entry in taken]

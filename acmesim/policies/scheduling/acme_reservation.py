@@ -186,6 +186,10 @@ class AcmeReservation(PreemptiveScheduler):
         return sorted(running, key=lambda j: (-priorities.get(j.type, default), -j.last_start,
                                               -j.index))
 
+    def has_victims(self, view: SchedulerView, rank: int) -> bool:
+        """Whether a borrowing job is running (``victims`` non-empty)."""
+        return any(job.status == "running" for job in self.borrowing.values())
+
     def preempt_budget(self, view: SchedulerView) -> float:
         """At most the GPUs of the borrowed nodes may be reclaimed in one pass."""
         return float(self.borrowed_nodes() * view.cluster.gpus_per_node)

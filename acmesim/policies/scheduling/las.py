@@ -176,5 +176,11 @@ class LeastAttainedService(PreemptiveScheduler):
             out.extend(jobs)
         return out
 
+    def has_victims(self, view: SchedulerView, rank: int) -> bool:
+        """Whether a queue above ``rank`` holds a running job (``victims`` non-empty)."""
+        return any(job.status == "running"
+                   for level in range(len(self.running_in) - 1, rank, -1)
+                   for job in self.running_in[level].values())
+
 
 __all__ = ["TIRESIAS_THRESHOLD", "LeastAttainedService"]

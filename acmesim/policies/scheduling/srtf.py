@@ -98,3 +98,14 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
             if job is not None:
                 out.append(job)
         return out
+
+    def has_victims(self, view: SchedulerView, rank: float) -> bool:
+        """Whether a running job has more remaining time than ``rank`` (``victims`` non-empty)."""
+        now = view.now
+        running = view.running
+        for end, index in reversed(self._by_end):
+            if not end - now > rank:
+                return False
+            if index in running:
+                return True
+        return False

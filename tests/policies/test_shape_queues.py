@@ -1,0 +1,62 @@
+"""The pending queue's best-first reads agree with sorting the pending jobs by (key, index)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acmesim.policies.scheduling._shapes import ShapeQueues
+
+
+class Pending:
+    """The fields of a job that queueing reads."""
+
+    def __init__(self, index: int, gpus: int) -> None:
+        self.index = index
+        self.pool = "gpu"
+        self.gpu_num = gpus
+        self.nodes_needed = max(1, gpus // 8)
+        self.per_node = min(gpus, 8)
+
+
+operations = st.lists(st.tuples(st.booleans(), st.integers(0, 12), st.integers(0, 5),
+                                st.sampled_from([1, 2, 8, 16])), min_size=0, max_size=400)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=operations, limit=st.integers(0, 10))
+def test_in_order_and_peek_are_the_sorted_pending_jobs(ops, limit):
+    queue = ShapeQueues()
+    jobs: dict[int, Pending] = {}
+    keys: dict[int, int] = {}
+    for push, index, key, gpus in ops:
+        job = jobs.setdefault(index, Pending(index, gpus))
+        if push:
+            queue.push(job, key, lane=key % 2)
+            keys[index] = key
+            assert len(queue.order) <= 2 * len(keys) + 65  # removed entries do not pile up
+        else:
+            queue.remove(job)
+            keys.pop(index, None)
+        # many removals and re-pushes: the heap of all shapes is compacted along the way
+        want = [jobs[i] for _, i in sorted((k, i) for i, k in keys.items())]
+        assert queue.in_order(limit) == want[:limit]
+        assert queue.peek() is (want[0] if want else None)
+        assert len(queue) == len(want)
+
+
+def test_removed_entries_below_the_best_job_are_compacted_away():
+    queue = ShapeQueues()
+    best = Pending(0, 8)
+    queue.push(best, 0)
+    kept = []
+    for index in range(1, 400):
+        job = Pending(index, 1 + index % 2)
+        queue.push(job, 10 + index % 7)
+        if index % 50:
+            queue.remove(job)  # stays in the heap of all shapes below the best job
+        else:
+            kept.append(job)
+    assert len(queue.order) <= 2 * len(queue) + 65
+    want = [best, *sorted(kept, key=lambda j: (10 + j.index % 7, j.index))]
+    assert queue.in_order(20) == want
