@@ -35,7 +35,7 @@ import numpy as np
 class Closed(NamedTuple):
     """One closed running interval, as the engine's job stood when it closed."""
 
-    index: int
+    job: int
     """The job's row in the jobs table."""
     start: float
     """When the interval began (``last_start``): the GPUs were held from then."""
@@ -144,8 +144,8 @@ def _per_interval(c: dict[str, np.ndarray], rows: list[tuple], saving_w: np.ndar
     inside = ran & (start + restart <= (k0 + 1) * step)
     pieces = _pieces(c, rows, ran & ~inside, step)
     reach = np.full(len(start), -1, dtype=np.int64)
-    for p, bins in pieces.items():
-        reach[p] = max((k for k, _ in bins), default=-1)
+    for p, terms_of in pieces.items():
+        reach[p] = max((k for k, _ in terms_of), default=-1)
     length = _list_lengths(inside, k0, reach, pieces, c, step)
     direct = inside & (k0 < length)  # one term, overhead x gpus
     grown = inside & ~direct  # the list grew for it: one (end - begin) x gpus term
@@ -156,11 +156,11 @@ def _per_interval(c: dict[str, np.ndarray], rows: list[tuple], saving_w: np.ndar
     keep = grown & (span > 0)
     terms.append((np.flatnonzero(keep), np.zeros(int(keep.sum()), dtype=np.int64), k0[keep],
                   span[keep]))
-    for p, bins in pieces.items():
-        if bins:
-            terms.append((np.full(len(bins), p), np.arange(1, len(bins) + 1),
-                          np.asarray([k for k, _ in bins], dtype=np.int64),
-                          np.asarray([g for _, g in bins], dtype=np.float64)))
+    for p, terms_of in pieces.items():
+        if terms_of:
+            terms.append((np.full(len(terms_of), p), np.arange(1, len(terms_of) + 1),
+                          np.asarray([k for k, _ in terms_of], dtype=np.int64),
+                          np.asarray([g for _, g in terms_of], dtype=np.float64)))
     position, order_in, bins, gpu_s = (np.concatenate(parts) for parts in zip(*terms,
                                                                               strict=True))
     order = np.lexsort((order_in, position))
