@@ -8,12 +8,13 @@ An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
   running jobs as it sums their GPUs, and records the sum in the same utilization step curve as
   ``busy_gpus`` (``StepRecorder.busy_load``). Power follows exactly the steps utilization does.
 - **when a held GPU waits instead of computing**: as the engine closes a running interval, the
-  accounting notes it (one tuple: the job, when the interval began and closed, its overhead,
-  the job's checkpoint stalls so far, ...). After the run, ``acmesim.energy.waiting`` works out
-  with numpy each interval's overhead (its first ``overhead`` seconds: the start-up latency of
-  a first start; failure detection on the job's own nodes, restart, checkpoint restore) and its
-  checkpoint stalls (``CheckpointPace``), per utilization interval (GPU-seconds waiting, and
-  the draw they did not spend computing) and per job (restart and stall seconds).
+  accounting notes it (ten numbers: the job, when the interval began and closed, its
+  overhead, the job's checkpoint stalls so far, ...). After the run,
+  ``acmesim.energy.waiting`` works out with numpy each interval's overhead (its first
+  ``overhead`` seconds: the start-up latency of a first start; failure detection on the job's
+  own nodes, restart, checkpoint restore) and its checkpoint stalls (``CheckpointPace``), per
+  utilization interval (GPU-seconds waiting, and the draw they did not spend computing) and
+  per job (restart and stall seconds).
 
 The engine adds no event for either, and the loop does no arithmetic for power beyond the
 running sum of loads; with ``power=none`` nothing is attached. The tables and summary fields
@@ -22,12 +23,15 @@ made from what this collects are ``acmesim.energy.extension.PowerExtension``'s.
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.energy.job_util import job_utilization, trace_utilization
-from acmesim.energy.waiting import Waiting, waiting_parts
+from acmesim.energy.waiting import CLOSED, Waiting, waiting_parts
 from acmesim.policies.power.base import PowerModel
 from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
@@ -52,10 +56,12 @@ class PowerAccounting(Extension):
         self.frame = frame
         self.sim: SimulationAPI | None = None
         self.drawn_utilization = 0
-        self._closed: list[tuple] = []
-        """One ``Closed`` row (a plain tuple: the cheapest to make) per closed running
-        interval, in closing order."""
-        self._note = self._closed.append
+        self._closed = array("d")
+        """One row of ``CLOSED`` numbers per closed running interval, in closing order (a
+        flat buffer numpy reads without a copy)."""
+        self._note = self._closed.extend
+        self._paces: dict[int, Any] = {}
+        """The ``CheckpointPace`` of every job that closed an interval with one."""
         self._waiting: Waiting | None = None
         self._waiting_rows = 0
 
@@ -93,16 +99,19 @@ class PowerAccounting(Extension):
     # ------------------------------------------------------------------ intervals
     def on_close(self, job: Job, now: float) -> None:
         """Note the running interval closing now (worked out after the run: ``waiting``)."""
+        if job.pace is not None:
+            self._paces[job.index] = job.pace
         self._note((job.index, job.last_start, now, job.overhead, job.checkpoint_overhead,
-                    job.stop_cause, job.restarts, job.start_time, job.work_done, job.work,
-                    job.pace))
+                    job.stop_cause == "failure", job.restarts, job.start_time, job.work_done,
+                    job.work))
 
     @property
     def waiting(self) -> Waiting:
         """The waiting parts of every interval closed so far (per job, per utilization
         interval), computed once the run is over (again if more intervals closed since)."""
         if self._waiting is None or self._waiting_rows != len(self._closed):
-            self._waiting = waiting_parts(self._closed, self.gpu_num, self.saving_w,
+            rows = np.array(self._closed, dtype=np.float64).reshape(-1, len(CLOSED))
+            self._waiting = waiting_parts(rows, self._paces, self.gpu_num, self.saving_w,
                                           self.interval)
             self._waiting_rows = len(self._closed)
         return self._waiting

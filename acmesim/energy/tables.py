@@ -121,10 +121,16 @@ def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: Sequence[float], sh
     rollback_gs = np.maximum(0.0, fail_lost - failure_restart * gpus)
     waiting = (model.waiting_w + share) / eff
     return {
-        "energy_lost_rollback_kwh": float(np.dot(rollback_gs, (acc.run_w + share) / eff)),
-        "energy_lost_recovery_kwh": float(np.dot(failure_restart, gpus)) * waiting,
-        "energy_lost_checkpoint_kwh": float(np.dot(acc.waiting.stall_s, gpus)) * waiting,
+        "energy_lost_rollback_kwh": _dot(rollback_gs, (acc.run_w + share) / eff),
+        "energy_lost_recovery_kwh": _dot(failure_restart, gpus) * waiting,
+        "energy_lost_checkpoint_kwh": _dot(acc.waiting.stall_s, gpus) * waiting,
     }
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a . b`` (0.0 at once when ``a`` is all zeros, as in a replay without failures or
+    checkpoints: the same value, and the BLAS product of a zero vector can take milliseconds)."""
+    return float(np.dot(a, b)) if a.any() else 0.0
 
 
 def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,

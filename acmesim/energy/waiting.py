@@ -1,7 +1,7 @@
 """The waiting parts of a run's closed running intervals, worked out after the run (numpy).
 
-While the loop runs, ``PowerAccounting.on_close`` only appends one ``Closed`` row per closed
-running interval. ``waiting_parts`` turns the rows into what the power tables need:
+While the loop runs, ``PowerAccounting.on_close`` only appends one row of numbers (``CLOSED``)
+per closed running interval. ``waiting_parts`` turns the rows into what the power tables need:
 
 - per job, seconds of restart overhead (``restart_s``), the part of it after failure stops
   (``failure_restart_s``), the part that was start-up latency (``startup_s``) and seconds of
@@ -27,36 +27,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-
-class Closed(NamedTuple):
-    """One closed running interval, as the engine's job stood when it closed."""
-
-    job: int
-    """The job's row in the jobs table."""
-    start: float
-    """When the interval began (``last_start``): the GPUs were held from then."""
-    end: float
-    """When it closed."""
-    overhead: float
-    """Its restart overhead (start-up latency on a first start), seconds."""
-    checkpoint_overhead: float
-    """The job's checkpoint stalls so far, this interval's included (seconds)."""
-    stop_cause: str
-    """What stopped the job's previous interval ("failure", "preemption", "" if none)."""
-    restarts: int
-    """The job's restarts so far (0: this is its first interval)."""
-    start_time: float
-    """The job's first start (after its start-up latency)."""
-    work_done: float
-    """Work saved when the interval began."""
-    work: float
-    """The job's modeled work."""
-    pace: Any
-    """Its ``CheckpointPace`` (None when it does not checkpoint)."""
+CLOSED: tuple[str, ...] = (
+    "job",                  # the job's row in the jobs table
+    "start",                # when the interval began (last_start): the GPUs were held from then
+    "end",                  # when it closed
+    "overhead",             # its restart overhead (start-up latency on a first start), s
+    "checkpoint_overhead",  # the job's checkpoint stalls so far, this interval's included, s
+    "after_failure",        # 1 if the job's previous interval was stopped by a failure
+    "restarts",             # the job's restarts so far (0: this is its first interval)
+    "start_time",           # the job's first start (after its start-up latency)
+    "work_done",            # work saved when the interval began
+    "work",                 # the job's modeled work
+)
+"""The numbers noted per closed running interval, in row order, as the job stood when it
+closed (integers and the flag as floats: exact)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,18 +62,19 @@ class Waiting:
     """Per utilization interval: joules the waiting GPUs drew less than if computing."""
 
 
-def waiting_parts(rows: list[tuple], gpu_num: np.ndarray, saving_w: np.ndarray,
-                  step: float) -> Waiting:
-    """The waiting parts of the closed intervals ``rows`` (in closing order) of jobs with
-    ``gpu_num`` GPUs each (0: CPU-only, not counted), whose GPUs draw ``saving_w`` less waiting
-    than computing, over utilization intervals of ``step`` seconds."""
+def waiting_parts(rows: np.ndarray, paces: Mapping[int, Any], gpu_num: np.ndarray,
+                  saving_w: np.ndarray, step: float) -> Waiting:
+    """The waiting parts of the closed intervals ``rows`` (one row of ``CLOSED`` per interval,
+    in closing order) of jobs with ``gpu_num`` GPUs each (0: CPU-only, not counted), whose
+    GPUs draw ``saving_w`` less waiting than computing, over utilization intervals of ``step``
+    seconds; ``paces`` are the checkpointing jobs' ``CheckpointPace``."""
     n = len(gpu_num)
     per_job = {name: np.zeros(n) for name in ("restart_s", "failure_restart_s", "startup_s",
                                                "stall_s")}
     c = _columns(rows, gpu_num)
     if c is None:
         return Waiting(**per_job, wait_gpu_s=np.zeros(0), wait_saving=np.zeros(0))
-    index, restart, stalled = c["index"], c["restart"], c["stalled"]
+    index, restart, stalled = c["job"], c["restart"], c["stalled"]
     ran = restart > 0
     np.add.at(per_job["restart_s"], index[ran], restart[ran])
     failed = ran & c["failure"]
@@ -95,31 +85,27 @@ def waiting_parts(rows: list[tuple], gpu_num: np.ndarray, saving_w: np.ndarray,
               np.where(startup < restart, startup, restart)[first])
     stalls = stalled > 0
     np.add.at(per_job["stall_s"], index[stalls], stalled[stalls])
-    wait, saving = _per_interval(c, rows, saving_w, step)
+    wait, saving = _per_interval(c, paces, saving_w, step)
     return Waiting(**per_job, wait_gpu_s=wait, wait_saving=saving)
 
 
-def _columns(rows: list[tuple], gpu_num: np.ndarray) -> dict[str, np.ndarray] | None:
-    """The rows of GPU jobs as arrays (``row``: each one's position in ``rows``), with each
-    interval's ``restart`` (overhead, at most the interval) and ``stalled`` seconds."""
-    if not rows:
+def _columns(rows: np.ndarray, gpu_num: np.ndarray) -> dict[str, np.ndarray] | None:
+    """The rows of GPU jobs as named columns, with each interval's ``restart`` (overhead, at
+    most the interval) and ``stalled`` seconds."""
+    if not len(rows):
         return None
-    fields = list(zip(*rows, strict=True))
-    index = np.asarray(fields[0], dtype=np.int64)
-    gpus = gpu_num[index]
-    keep = np.flatnonzero(gpus > 0)
-    if not keep.size:
+    index = rows[:, 0].astype(np.int64)
+    keep = gpu_num[index] > 0
+    if not keep.any():
         return None
-    out = {"row": keep, "index": index[keep], "gpus": gpus[keep]}
-    for k, name in enumerate(Closed._fields[1:], start=1):
-        if name in ("stop_cause", "pace"):
-            continue
-        dtype = np.int64 if name == "restarts" else np.float64
-        out[name] = np.asarray(fields[k], dtype=dtype)[keep]
-    out["failure"] = np.asarray([cause == "failure" for cause in fields[5]], dtype=bool)[keep]
+    kept = rows[keep]
+    out = {name: np.ascontiguousarray(kept[:, k]) for k, name in enumerate(CLOSED)}
+    out["job"] = index[keep]
+    out["gpus"] = gpu_num[out["job"]]
+    out["failure"] = out["after_failure"] > 0
     held = out["end"] - out["start"]
     out["restart"] = np.where(out["overhead"] < held, out["overhead"], held)
-    out["stalled"] = out["checkpoint_overhead"] - _previous(out["index"],
+    out["stalled"] = out["checkpoint_overhead"] - _previous(out["job"],
                                                             out["checkpoint_overhead"])
     return out
 
@@ -135,14 +121,14 @@ def _previous(index: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _per_interval(c: dict[str, np.ndarray], rows: list[tuple], saving_w: np.ndarray,
+def _per_interval(c: dict[str, np.ndarray], paces: Mapping[int, Any], saving_w: np.ndarray,
                   step: float) -> tuple[np.ndarray, np.ndarray]:
     """``wait_gpu_s`` and ``wait_saving`` per utilization interval (see the module)."""
     start, restart, gpus = c["start"], c["restart"], c["gpus"]
     ran = restart > 0
     k0 = np.floor(start / step).astype(np.int64)
     inside = ran & (start + restart <= (k0 + 1) * step)
-    pieces = _pieces(c, rows, ran & ~inside, step)
+    pieces = _pieces(c, paces, ran & ~inside, step)
     reach = np.full(len(start), -1, dtype=np.int64)
     for p, terms_of in pieces.items():
         reach[p] = max((k for k, _ in terms_of), default=-1)
@@ -156,11 +142,12 @@ def _per_interval(c: dict[str, np.ndarray], rows: list[tuple], saving_w: np.ndar
     keep = grown & (span > 0)
     terms.append((np.flatnonzero(keep), np.zeros(int(keep.sum()), dtype=np.int64), k0[keep],
                   span[keep]))
-    for p, terms_of in pieces.items():
-        if terms_of:
-            terms.append((np.full(len(terms_of), p), np.arange(1, len(terms_of) + 1),
-                          np.asarray([k for k, _ in terms_of], dtype=np.int64),
-                          np.asarray([g for _, g in terms_of], dtype=np.float64)))
+    flat = [(p, j, k, g) for p, terms_of in pieces.items()
+            for j, (k, g) in enumerate(terms_of, start=1)]
+    if flat:
+        rows, seq, ks, gs = zip(*flat, strict=True)
+        terms.append((np.asarray(rows, dtype=np.int64), np.asarray(seq, dtype=np.int64),
+                      np.asarray(ks, dtype=np.int64), np.asarray(gs, dtype=np.float64)))
     position, order_in, bins, gpu_s = (np.concatenate(parts) for parts in zip(*terms,
                                                                               strict=True))
     order = np.lexsort((order_in, position))
@@ -168,25 +155,28 @@ def _per_interval(c: dict[str, np.ndarray], rows: list[tuple], saving_w: np.ndar
     size = int(bins.max()) + 1 if bins.size else 0
     wait, saving = np.zeros(size), np.zeros(size)
     np.add.at(wait, bins, gpu_s)
-    np.add.at(saving, bins, gpu_s * saving_w[c["index"][position[order]]])
+    np.add.at(saving, bins, gpu_s * saving_w[c["job"][position[order]]])
     return wait, saving
 
 
-def _pieces(c: dict[str, np.ndarray], rows: list[tuple], across: np.ndarray, step: float
-            ) -> dict[int, list[tuple[int, float]]]:
+def _pieces(c: dict[str, np.ndarray], paces: Mapping[int, Any], across: np.ndarray,
+            step: float) -> dict[int, list[tuple[int, float]]]:
     """Per row with an overhead across an edge or with stalls: its ``(interval, GPU-s)`` terms
     in order (the overhead's pieces, then the stalls'), positive ones only."""
     out: dict[int, list[tuple[int, float]]] = {}
-    for p in np.flatnonzero(across | (c["stalled"] > 0)).tolist():
-        gpus = int(c["gpus"][p])
-        start, restart = float(c["start"][p]), float(c["restart"][p])
+    rows = np.flatnonzero(across | (c["stalled"] > 0))
+    col = {name: c[name][rows].tolist() for name in ("gpus", "start", "restart", "stalled",
+                                                      "job", "work_done", "work", "end")}
+    spans = across[rows].tolist()
+    for j, p in enumerate(rows.tolist()):
+        gpus, start, restart = col["gpus"][j], col["start"][j], col["restart"][j]
         terms: list[tuple[int, float]] = []
-        if across[p]:
+        if spans[j]:
             terms += _span(start, start + restart, gpus, step)
-        stalled = float(c["stalled"][p])
+        stalled = col["stalled"][j]
         if stalled > 0:
-            row = Closed._make(rows[int(c["row"][p])])
-            terms += _stalls(row, start + restart, float(c["end"][p]), stalled, gpus, step)
+            terms += _stalls(paces[col["job"][j]], col["work_done"][j], col["work"][j],
+                             start + restart, col["end"][j], stalled, gpus, step)
         out[p] = [(k, g) for k, g in terms if g > 0]
     return out
 
@@ -203,8 +193,8 @@ def _span(a: float, b: float, gpus: int, step: float) -> list[tuple[int, float]]
     return out
 
 
-def _stalls(row: Closed, begin: float, end: float, total: float, gpus: int, step: float
-            ) -> list[tuple[int, float]]:
+def _stalls(pace: Any, done: float, work: float, begin: float, end: float, total: float,
+            gpus: int, step: float) -> list[tuple[int, float]]:
     """The interval's ``total`` stall seconds (computing from ``begin`` to ``end``) per
     utilization interval: the exact stalls before each edge (``CheckpointPace.advance``)."""
     out = []
@@ -212,7 +202,7 @@ def _stalls(row: Closed, begin: float, end: float, total: float, gpus: int, step
     before = 0.0
     edge = (k + 1) * step
     while edge < end:
-        stalled = row.pace.advance(row.work_done, row.work, edge - begin)[1]
+        stalled = pace.advance(done, work, edge - begin)[1]
         out.append((k, (stalled - before) * gpus))
         before = stalled
         k += 1
