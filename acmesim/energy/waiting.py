@@ -196,19 +196,19 @@ def _span(a: float, b: float, gpus: int, step: float) -> list[tuple[int, float]]
 def _stalls(pace: Any, done: float, work: float, begin: float, end: float, total: float,
             gpus: int, step: float) -> list[tuple[int, float]]:
     """The interval's ``total`` stall seconds (computing from ``begin`` to ``end``) per
-    utilization interval: the exact stalls before each edge (``CheckpointPace.advance``)."""
-    out = []
+    utilization interval: the exact stalls before each edge (``CheckpointPace.advance``, all
+    edges at once with its ``stalled_at``)."""
     k = math.floor(begin / step)
-    before = 0.0
-    edge = (k + 1) * step
-    while edge < end:
-        stalled = pace.advance(done, work, edge - begin)[1]
-        out.append((k, (stalled - before) * gpus))
-        before = stalled
-        k += 1
-        edge = (k + 1) * step
-    out.append((k, (total - before) * gpus))
-    return out
+    ks = np.arange(k, math.floor(end / step) + 2, dtype=np.int64)
+    edges = (ks + 1) * step
+    ks, edges = ks[edges < end], edges[edges < end]
+    many = getattr(pace, "stalled_at", None)
+    stalled = (many(done, work, edges - begin) if many is not None else
+               np.asarray([pace.advance(done, work, e)[1] for e in (edges - begin).tolist()],
+                          dtype=np.float64))
+    before = np.concatenate(([0.0], stalled))
+    terms = np.append((stalled - before[:-1]) * gpus, (total - before[-1]) * gpus)
+    return list(zip([*ks.tolist(), k + len(ks)], terms.tolist(), strict=True))
 
 
 def _list_lengths(inside: np.ndarray, k0: np.ndarray, reach: np.ndarray,

@@ -142,3 +142,19 @@ def test_a_replay_with_many_failures_stalls_and_edges_matches_bit_for_bit():
     assert result.summary["failures"] > 5 and waiting.stall_s.sum() > 0
     assert (waiting.wait_gpu_s > 0).sum() > 50  # many utilization intervals hold waiting GPUs
     assert_bitwise_equal(waiting, reference)
+
+
+@settings(max_examples=200, deadline=None)
+@given(interval=st.floats(1.0, 500.0), stall=st.floats(0.0, 50.0), persist=st.floats(0.0, 900.0),
+       done=st.floats(0.0, 5000.0), extra=st.floats(0.0, 20000.0),
+       elapsed=st.lists(st.floats(0.0, 40000.0), min_size=1, max_size=30))
+def test_stalls_at_many_elapsed_times_are_advance_s_bit_for_bit(interval, stall, persist, done,
+                                                                extra, elapsed):
+    from acmesim.faults.pacing import CheckpointPace
+
+    later = stall + max(0.0, persist - interval)
+    pace = CheckpointPace(interval, stall, later, persist)
+    work = done + extra
+    many = pace.stalled_at(done, work, np.asarray(elapsed))
+    one_by_one = [pace.advance(done, work, e)[1] for e in elapsed]
+    assert many.tobytes() == np.asarray(one_by_one, dtype=np.float64).tobytes()
