@@ -86,7 +86,7 @@ class PowerAccounting(Extension):
         self.run_w = self.model.idle_w + per_gpu / MILLI
         """Each job's computing draw per GPU, to the milliwatt its load carries."""
         self.gpu_num = np.asarray(table.gpu_num, dtype=np.int64)
-        gpu = np.asarray([p == "gpu" for p in table.pool], dtype=bool)
+        gpu = np.asarray(table.pool, dtype=object) == "gpu"  # no Python loop over the jobs
         self.gpu_num = np.where(gpu, self.gpu_num, 0)
         self.loads = (per_gpu * self.gpu_num).tolist()
         self.saving_w = self.run_w - self.model.waiting_w
