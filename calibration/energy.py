@@ -4,20 +4,26 @@ The published figures (acme_facts.md §6 "Power and temperature", R-PKL, August 
 of 15-second samples of every GPU's draw and of every GPU server's. A replay's equivalent is the
 time-weighted distribution of each GPU's draw over a steady window: idle GPUs at ``idle_w``,
 each computing job's GPUs at its ``running_w``; and of each server's wall draw (its GPUs' draws
-plus ``node_w``, over ``efficiency``). The window skips the first 14 days (the longest Seren
-job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them is
-not a steady state).
+plus ``node_w``, over ``efficiency``). The steady window skips the first 14 days (the longest
+Seren job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them
+is not a steady state).
 
-The replay is measured **as replayed**: its own idle GPUs at its own load. The fit uses the
-per-GPU median, p75 and p90 (the ``acme`` intensity distribution) and the GPU-server mean (the
-servers' other draw, ``other_w``, in closed form); the idle share, the server breakdown (GPUs
-about 2/3) and the GPU-server median, p90 and maximum are left to check.
+The replay is measured **as replayed** (its own idle GPUs at its own load) and, beside it,
+**at the published idle share** (its unallocated GPUs re-weighted to 29% of the samples: the
+load of the logged month, which the six-month synthetic trace does not have; the held GPUs'
+draws are unchanged). The fit uses the per-GPU median, p75 and p90 (the ``acme`` intensity
+distribution) and the GPU-server mean (the servers' other draw, ``other_w``, in closed form),
+as replayed by default (the shipped constants) or at the published idle share
+(``--fit-load published``); the idle share, the server breakdown (GPUs about 2/3) and the
+GPU-server median, p90 and maximum are left to check.
 
-``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--fit] [--sensitivity]`` replays
-the synthetic Seren trace of each seed as ``trace=synthetic`` gives it (with per-type
-``gpu_util``, recorded starts, no failures) and prints target against simulated for each
-replay and for their pool (the seeds' servers side by side: the load of the synthetic trace
-moves from seed to seed, and the median with it); ``--fit`` first searches the fitted
+``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--window steady|august] [--fit]
+[--fit-load replayed|published] [--sensitivity]`` replays the synthetic Seren trace of each
+seed as ``trace=synthetic`` gives it (with per-type ``gpu_util``, recorded starts, no
+failures) and prints target against simulated for each replay and for their pool (the seeds'
+servers side by side: the load of the synthetic trace moves from seed to seed, and the median
+with it); ``--window august`` measures days 153-183 (August 2023, the power logs' month) of a
+``--days 183`` replay instead of days 14 to the end; ``--fit`` first searches the fitted
 parameters on the first seed's replay (the others are held out to check the fit);
 ``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter moves
 (the replay's schedule does not depend on the power model, so every variant is evaluated on
@@ -261,11 +267,11 @@ INTENSITY_GRID = (np.arange(0.0, 0.501, 0.025), np.arange(0.35, 0.751, 0.05),
 """Searched intensity low share, mean and concentration."""
 
 
-def fit(s: Samples, published_load: bool = True) -> dict[str, float]:
+def fit(s: Samples, published_load: bool = False) -> dict[str, float]:
     """Grid-search the intensity (low share, mean, concentration) on the three quantiles, then
-    set ``other_w`` to the server mean in closed form; both at the published idle share
-    (``published_load``, the default: the replay's idle GPUs re-weighted to the power logs'
-    29%) or as replayed."""
+    set ``other_w`` to the server mean in closed form; both as replayed (the default, which
+    gives the shipped ``acme`` constants) or at the published idle share (``published_load``:
+    the replay's idle GPUs re-weighted to the power logs' 29%)."""
     quantiles = [t for t in TARGETS if t.fitted and t.name.startswith("gpu_power")]
     best: tuple[float, dict[str, float]] = (np.inf, {})
     for low, mean, conc in itertools.product(*INTENSITY_GRID):
@@ -299,7 +305,7 @@ ADDITIVE = ("intensity_low_share", "intensity_mean")
 ABSOLUTE = ("active_w", "low_intensity_max", "efficiency")
 
 
-def sensitivity(s: Samples, options: dict[str, Any], published_load: bool = True
+def sensitivity(s: Samples, options: dict[str, Any], published_load: bool = False
                 ) -> pd.DataFrame:
     """Every criterion for the model ``options`` and for each one-parameter variant of it (at
     the published idle share, or as replayed)."""
@@ -357,8 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--window", choices=sorted(WINDOWS), default="steady")
     parser.add_argument("--fit", action="store_true")
-    parser.add_argument("--fit-load", choices=("published", "replayed"), default="published",
-                        help="fit at the published idle share (default) or as replayed")
+    parser.add_argument("--fit-load", choices=("replayed", "published"), default="replayed",
+                        help="fit as replayed (default: the shipped acme constants) or with the "
+                             "idle GPUs re-weighted to the published 29%%")
     parser.add_argument("--sensitivity", action="store_true")
     args = parser.parse_args(argv)
     start, end = window(args.window, args.days)
