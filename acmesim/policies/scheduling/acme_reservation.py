@@ -124,15 +124,20 @@ class AcmeReservation(PreemptiveScheduler):
         return max(0, len(self.jobs_on) - self.shared_nodes)
 
     def reserved(self, job: JobInfo) -> bool:
-        """Whether the job's type has a quota."""
-        return job.type in self.config.quotas
+        """Whether the job runs in a quota."""
+        return self.quota_of(job) is not None
+
+    def quota_of(self, job: JobInfo) -> str | None:
+        """The reserved type whose quota the job runs in (its own type's), or None."""
+        return job.type if job.type in self.config.quotas else None
 
     # ------------------------------------------------------------------ ranking
     def lane(self, job: JobInfo) -> Hashable:
         """Queues by admission rule: one per reserved type (so a type at its quota never hides
         another), one for borrowers, one for the rest."""
-        if self.reserved(job):
-            return job.type
+        quota = self.quota_of(job)
+        if quota is not None:
+            return quota
         return "borrow" if job.type in self.borrower_types else "shared"
 
     def may_preempt(self) -> bool:
@@ -160,9 +165,10 @@ class AcmeReservation(PreemptiveScheduler):
         if job.pool != "gpu":
             return True
         assert self.guarantee is not None
-        quota = self.guarantee.get(job.type)
-        if quota is not None:
-            used = self.used.get(job.type, 0)
+        reserved = self.quota_of(job)
+        if reserved is not None:
+            quota = self.guarantee[reserved]
+            used = self.used.get(reserved, 0)
             return used + held_gpus(job) <= quota or (used == 0 and held_gpus(job) > quota)
         if job.type in self.borrower_types:
             return True
@@ -199,8 +205,9 @@ class AcmeReservation(PreemptiveScheduler):
         """
         if job.pool != "gpu":
             return
-        if self.reserved(job):
-            self.used[job.type] = self.used.get(job.type, 0) + sign * held_gpus(job)
+        reserved = self.quota_of(job)
+        if reserved is not None:
+            self.used[reserved] = self.used.get(reserved, 0) + sign * held_gpus(job)
             return
         if sign > 0:
             self.nodes_of[job.index] = [node for node, _ in job.grants]
