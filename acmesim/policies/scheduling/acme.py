@@ -18,11 +18,16 @@ for what-if variants, this is the baseline they are compared with):
 3. **Best-effort beyond the pool.** Past the pool a job of those types still starts as long as
    it leaves ``best_effort[type]`` GPUs free; it runs best-effort (preempted first when
    pretraining reclaims nodes) and does not count against the pool. Evaluation runs "on the
-   spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. The other teams keep
+   spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. SFT and MLLM keep
    512 GPUs free, half the largest pretraining job (1,024 GPUs, acme_facts.md §2.1) [chosen:
    of the (evaluation, others) headrooms (512, 2,048), (256, 1,024) and (0, 512) on 183 days
    of synthetic Seren, seed 1, (0, 512) fails the fewest checks, 15 of 27 against 18 and 18].
-   The sensitivity is in ``experiments/fidelity/README.md``.
+   Other (the jobs of no development team) takes any free GPU like evaluation (headroom 0)
+   [chosen: Seren's Other queues no longer than its start-up up to p95 (p90 15 s, p95 68 s,
+   §2.5, where its start-up lognormal gives 16 and 65 s); with a 512-GPU headroom 4.7 % of
+   its jobs waited for GPUs and its p90 / p95 were 2.5 / 2.8x the published ones on 183 days
+   of synthetic Seren, seed 1, with headroom 0 1.5 / 1.6x; MLLM at headroom 0 fails its p95
+   instead of its p90]. The sensitivity is in ``experiments/fidelity/README.md``.
 4. **Fair turns between submissions.** Inside the pool types, the pending jobs of different
    submissions (same user, same submission second: an evaluation batch, a sweep) take turns:
    the k-th job of every submission goes before the (k+1)-th of any (Slurm's fair-share, in its
@@ -71,8 +76,8 @@ def _priorities() -> dict[str, int]:
 
 
 def _best_effort() -> dict[str, int]:
-    """Evaluation takes any spare GPU; the other teams keep 512 free (see module)."""
-    return {"Eval": 0, "SFT": 512, "MLLM": 512, "Other": 512}
+    """Evaluation and Other take any spare GPU; SFT and MLLM keep 512 free (see module)."""
+    return {"Eval": 0, "SFT": 512, "MLLM": 512, "Other": 0}
 
 
 def published_pool(cluster: str, types: tuple[str, ...]) -> float:
