@@ -67,9 +67,15 @@ def test_shifted_lognormal_median_minimum_and_cap():
 def test_presets_carry_their_startup_and_the_option_replaces_it():
     assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
     seren = CLUSTERS.create("seren").spec.startup
-    assert seren.median == pytest.approx(0.0685)  # Debug's: 84.8 % within 1 s, p95 5 s
-    eval_row = dict((row[0], row[1:]) for row in seren.by_type)["Eval"]
-    assert eval_row == pytest.approx((0.0, 1.2667, 3.927, 300.0))  # 47.6 % <= 1 s, p95 809 s
+    # Debug's, through 84.8 % within 1 s and p99 88 s: sigma = ln 88 / (z(0.99) - z(0.848))
+    # = 4.4773 / (2.3263 - 1.0279) = 3.448, median = exp(-3.448 x 1.0279) = 0.0289 s
+    assert seren.median == pytest.approx(0.0289)
+    rows = dict((row[0], row[1:]) for row in seren.by_type)
+    assert rows["Eval"] == pytest.approx((0.0, 1.2667, 3.927, 300.0))  # 47.6 % <= 1 s, p95 809 s
+    # MLLM through 72.7 % within 1 s and p90 10 s: sigma = ln 10 / (1.2816 - 0.6038) = 3.397,
+    # median = exp(-3.397 x 0.6038) = 0.1286 s; pretraining's own cap 1,200 s
+    assert rows["MLLM"] == pytest.approx((0.0, 0.1286, 3.397, 300.0))
+    assert rows["Pretrain"][3] == 1200.0 and rows["Debug"][3] == 300.0
     assert not CLUSTERS.create("seren", {"startup": {}}).spec.startup.active
     assert not CLUSTERS.create("tiny").spec.startup.active
     with pytest.raises(ConfigError, match="no field"):
