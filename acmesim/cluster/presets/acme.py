@@ -12,8 +12,9 @@ Start-up latency of GPU jobs (``acmesim.cluster.startup``, scheduled replays onl
 - Seren (Slurm, acme_facts.md §1): every job type has its own lognormal, the one through its
   published share queued <= 1 s and (but for MLLM and Debug, below) its p95 (acme_facts.md
   §2.5, R-FIG) [derived], e.g. Pretrain (72.0 %, 78 s: median 0.092 s, sigma 4.10) and Eval
-  (47.6 %, 809 s: median 1.27 s, sigma 3.93). The many short waits of every type (seconds to minutes: launch, image
-  and checkpoint pulls) are start-up; the scheduler adds the congestion tail on top. The p95
+  (47.6 %, 809 s: median 1.27 s, sigma 3.93). The many short waits of every type (seconds to
+  minutes: launch, image and checkpoint pulls) are start-up; the scheduler adds the congestion
+  tail on top. The p95
   is the fitted point because p75 is at the reading resolution (1-2 s) for four of the six
   types [chosen; with a 600 s cap, fitting through p90 instead failed 17 checks against 15 on
   183 days of synthetic Seren, seed 1]. MLLM is fitted through its p90 (10 s) instead
