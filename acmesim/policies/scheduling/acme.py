@@ -43,8 +43,9 @@ for what-if variants, this is the baseline they are compared with):
    (default 0 GPUs: every Debug job) [chosen: on 183 days of synthetic Seren, seed 1, with
    Debug as a plain best-effort type Debug's p90 / p95 / p99 were 3.1 / 7.0 / 8.9x the
    published ones; with only the multi-node Debug jobs (> 8 GPUs) in the reservation
-   2.6 / 4.7 / 3.5x; with every Debug job 1.0 / 1.1 / 0.5x; see
-   ``experiments/fidelity/README.md``].
+   2.6 / 4.7 / 3.5x; with every Debug job 1.0 / 1.0 / 0.5x, its p99 then being its
+   start-up's (hence Debug's start-up fit through p99, ``acmesim.cluster.presets.acme``);
+   see ``experiments/fidelity/README.md``].
 
 Queueing therefore comes from the pool filling up and from the cluster's start-up latency
 (``acmesim.cluster.startup``, which the cluster preset sets).

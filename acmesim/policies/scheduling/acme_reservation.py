@@ -27,8 +27,9 @@ NSDI '24). Here all of it is configuration:
 This is the configurable *family* of reservation policies for what-if studies; the calibrated
 baseline ``acme`` (``acme.py``) is one fixed member of it (pretraining may reclaim every node,
 the other teams share a pool sized to their published share of GPU time, evaluation runs
-best-effort beyond it, submissions take fair turns), with its parameters derived or chosen to
-reproduce the published queueing. Compare a variant of this family with ``acme``.
+best-effort beyond it, submissions take fair turns, Debug jobs run in pretraining's quota
+through ``quota_of``), with its parameters derived or chosen to reproduce the published
+queueing. Compare a variant of this family with ``acme``.
 
 Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
