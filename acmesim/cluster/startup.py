@@ -4,12 +4,12 @@ Pod or container launch, image pull and process start hold the job's GPUs before
 work. The model: a launcher starts one job every ``launch_interval`` seconds (jobs started
 together queue for it), then each job takes a shifted lognormal ``minimum + (median - minimum)
 * exp(sigma * Z)`` (``Z`` standard normal, capped at ``maximum``; its median is ``median``).
-``by_type`` gives some job types their own ``minimum``, ``median`` and ``sigma`` (the same
-standard normal draw ``Z`` of the job is used, so a job's rank in its distribution does not
-depend on its type). The default (everything 0) is no start-up latency. Cluster presets set
-cited defaults
-(``acmesim.cluster.presets.acme``); ``cluster.startup={minimum:4,median:17,sigma:0.8}`` overrides
-them on the command line, ``cluster.startup={}`` turns the latency off.
+``by_type`` gives some job types their own ``minimum``, ``median``, ``sigma`` and ``maximum``
+(the cluster's ``maximum`` unless given; the same standard normal draw ``Z`` of the job is used,
+so a job's rank in its distribution does not depend on its type). The default (everything 0)
+is no start-up latency. Cluster presets set cited defaults (``acmesim.cluster.presets.acme``);
+``cluster.startup={minimum:4,median:17,sigma:0.8}`` overrides them on the command line,
+``cluster.startup={}`` turns the latency off.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class StartupLatency:
     """Seconds the cluster's launcher spends on each job start: jobs started at once are
     launched one after another, the k-th waiting k - 1 intervals first (part of its start-up)."""
     by_type: Any = ()
-    """Job type -> its own {minimum, median, sigma} (a dict; kept as sorted tuples)."""
+    """Job type -> its own {minimum, median, sigma, maximum} (a dict; kept as sorted tuples)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_type", _type_table(self.by_type, self.maximum))
@@ -53,7 +53,7 @@ class StartupLatency:
     def active(self) -> bool:
         """Whether any job can have a non-zero start-up latency."""
         return (self.median > 0.0 or self.launch_interval > 0.0
-                or any(median > 0.0 for _, _, median, _ in self.by_type))
+                or any(row[2] > 0.0 for row in self.by_type))
 
     def draw(self, rng: np.random.Generator, n: int,
              types: Sequence[str] | None = None) -> np.ndarray:
@@ -66,12 +66,13 @@ class StartupLatency:
         minimum = np.full(n, self.minimum)
         median = np.full(n, self.median)
         sigma = np.full(n, self.sigma)
+        maximum = np.full(n, self.maximum)
         if types is not None and self.by_type:
             kinds = np.asarray(types, dtype=object)
-            for name, low, mid, spread in self.by_type:
+            for name, low, mid, spread, cap in self.by_type:
                 rows = kinds == name
-                minimum[rows], median[rows], sigma[rows] = low, mid, spread
-        return np.minimum(minimum + (median - minimum) * np.exp(sigma * z), self.maximum)
+                minimum[rows], median[rows], sigma[rows], maximum[rows] = low, mid, spread, cap
+        return np.minimum(minimum + (median - minimum) * np.exp(sigma * z), maximum)
 
     @classmethod
     def of(cls, value: StartupLatency | Mapping[str, Any] | None) -> StartupLatency:
@@ -91,12 +92,14 @@ class StartupLatency:
             raise ConfigError(f"startup: {exc}") from None
 
 
-TYPE_FIELDS = ("minimum", "median", "sigma")
+TYPE_FIELDS = ("minimum", "median", "sigma", "maximum")
 """What ``by_type`` may set per job type."""
 
 
-def _type_table(value: Any, maximum: float) -> tuple[tuple[str, float, float, float], ...]:
-    """``by_type`` as sorted (type, minimum, median, sigma) tuples, each checked."""
+def _type_table(value: Any, maximum: float
+                ) -> tuple[tuple[str, float, float, float, float], ...]:
+    """``by_type`` as sorted (type, minimum, median, sigma, maximum) tuples, each checked (a
+    type without its own ``maximum`` takes the cluster's)."""
     if isinstance(value, tuple):
         items = [(row[0], dict(zip(TYPE_FIELDS, row[1:], strict=True))) for row in value]
     elif isinstance(value, Mapping):
@@ -109,12 +112,12 @@ def _type_table(value: Any, maximum: float) -> tuple[tuple[str, float, float, fl
         if not isinstance(fields, Mapping) or set(fields) - set(TYPE_FIELDS):
             raise ConfigError(f"startup by_type[{name!r}] must be a dict of "
                               f"{list(TYPE_FIELDS)}, got {fields!r}")
-        row = {"minimum": 0.0, "median": 0.0, "sigma": 0.0, **fields}
-        low, mid, spread = (float(row[k]) for k in TYPE_FIELDS)
-        if not (0.0 <= low <= mid <= maximum and spread >= 0.0):
+        row = {"minimum": 0.0, "median": 0.0, "sigma": 0.0, "maximum": maximum, **fields}
+        low, mid, spread, cap = (float(row[k]) for k in TYPE_FIELDS)
+        if not (0.0 <= low <= mid <= cap and spread >= 0.0):
             raise ConfigError(f"startup by_type[{name!r}] needs 0 <= minimum <= median <= "
                               f"maximum and sigma >= 0, got {fields!r}")
-        table.append((str(name), low, mid, spread))
+        table.append((str(name), low, mid, spread, cap))
     return tuple(table)
 
 

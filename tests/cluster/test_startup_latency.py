@@ -67,9 +67,15 @@ def test_shifted_lognormal_median_minimum_and_cap():
 def test_presets_carry_their_startup_and_the_option_replaces_it():
     assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
     seren = CLUSTERS.create("seren").spec.startup
-    assert seren.median == pytest.approx(0.0685)  # Debug's: 84.8 % within 1 s, p95 5 s
-    eval_row = dict((row[0], row[1:]) for row in seren.by_type)["Eval"]
-    assert eval_row == pytest.approx((0.0, 1.2667, 3.927))  # 47.6 % within 1 s, p95 809 s
+    # Debug's, through 84.8 % within 1 s and p99 88 s: sigma = ln 88 / (z(0.99) - z(0.848))
+    # = 4.4773 / (2.3263 - 1.0279) = 3.448, median = exp(-3.448 x 1.0279) = 0.0289 s
+    assert seren.median == pytest.approx(0.0289)
+    rows = dict((row[0], row[1:]) for row in seren.by_type)
+    assert rows["Eval"] == pytest.approx((0.0, 1.2667, 3.927, 300.0))  # 47.6 % <= 1 s, p95 809 s
+    # MLLM through 72.7 % within 1 s and p90 10 s: sigma = ln 10 / (1.2816 - 0.6038) = 3.397,
+    # median = exp(-3.397 x 0.6038) = 0.1286 s; pretraining's own cap 1,200 s
+    assert rows["MLLM"] == pytest.approx((0.0, 0.1286, 3.397, 300.0))
+    assert rows["Pretrain"][3] == 1200.0 and rows["Debug"][3] == 300.0
     assert not CLUSTERS.create("seren", {"startup": {}}).spec.startup.active
     assert not CLUSTERS.create("tiny").spec.startup.active
     with pytest.raises(ConfigError, match="no field"):
@@ -115,6 +121,25 @@ def test_per_type_draws_share_the_job_s_normal_draw():
     assert np.allclose(mixed[1::2], plain[1::2])
     assert np.allclose(mixed[0::2], 6.0 * np.exp(2.0 * z[0::2]))
     assert np.allclose(typed.draw(np.random.default_rng(7), 1000), plain)  # no types given
+
+
+def test_a_type_with_its_own_maximum_is_capped_there_and_the_others_at_the_cluster_s():
+    # median 1 s, sigma 3 for both types, Pretrain capped at 1,000 s, the rest at 300 s. With
+    # the job's normal draw z the uncapped latency is e^{3 z}: z = 2 gives 403 s (SFT 300 s,
+    # Pretrain 403 s), z = 2.5 gives 1,808 s (SFT 300, Pretrain 1,000).
+    latency = StartupLatency.of({"median": 1, "sigma": 3, "maximum": 300, "by_type": {
+        "Pretrain": {"median": 1, "sigma": 3, "maximum": 1000}, "SFT": {"median": 1,
+                                                                        "sigma": 3}}})
+    types = ["Pretrain", "SFT"] * 20_000
+    draws = latency.draw(np.random.default_rng(3), len(types), types)
+    z = np.random.default_rng(3).standard_normal(len(types))
+    expected = np.minimum(np.exp(3 * z), np.where(np.array(types) == "Pretrain", 1000, 300))
+    assert np.allclose(draws, expected)
+    assert draws[0::2].max() == 1000.0 and draws[1::2].max() == 300.0
+    assert StartupLatency.of({"maximum": 300, "by_type": {"SFT": {}}}).by_type == (
+        ("SFT", 0.0, 0.0, 0.0, 300.0),)
+    with pytest.raises(ConfigError, match=r"by_type\['SFT'\].*median <= maximum"):
+        StartupLatency.of({"by_type": {"SFT": {"median": 5, "maximum": 2}}})
 
 
 def test_bad_per_type_startup_is_rejected_with_its_type():

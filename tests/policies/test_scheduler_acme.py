@@ -94,3 +94,38 @@ def test_best_effort_gpus_do_not_count_against_the_pool():
             ("s1", "b", "SFT", 20, 50, 8, 1)]
     jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {"Eval": 0}})
     assert starts(jobs) == {"e1": 0.0, "e2": 0.0, "s1": 20.0}
+
+
+def test_multi_node_debug_jobs_run_in_the_pretraining_reservation():
+    # Four best-effort Eval jobs hold all 4 nodes (e1, e2 until 100; e3, e4 until 300). A
+    # 16-GPU Debug job (two nodes, more than the 8-GPU threshold) arrives at t=10: it runs in
+    # pretraining's reservation, so it preempts the two most recently started borrowers (e4,
+    # e3) and starts at once. An 8-GPU Debug job (one node) arriving at t=20 stays a borrower:
+    # it waits for d1's end at t=60 (Debug goes before the requeued e3 and e4).
+    rows = [("e1", "a", "Eval", 0, 100, 8, 1), ("e2", "a", "Eval", 0, 100, 8, 1),
+            ("e3", "a", "Eval", 0, 300, 8, 1), ("e4", "a", "Eval", 0, 300, 8, 1),
+            ("d1", "b", "Debug", 10, 50, 16, 2), ("d2", "c", "Debug", 20, 50, 8, 1)]
+    options = {**POOL_8, "best_effort": {"Eval": 0}, "reserved_debug_above": 8}
+    jobs, _ = run(rows, "acme", nodes=4, options=options)
+    assert jobs.loc["d1", "start_time"] == 10.0
+    assert jobs.loc["d2", "start_time"] == 60.0
+    assert jobs["preemptions"].to_dict() == {"e1": 0, "e2": 0, "e3": 1, "e4": 1, "d1": 0,
+                                             "d2": 0}
+    # Without the rule the 16-GPU Debug job is a borrower too and waits for e1 and e2 (t=100).
+    plain, _ = run(rows, "acme", nodes=4, options={**options, "reserved_debug_above": None})
+    assert plain.loc["d1", "start_time"] == 100.0
+    assert plain["preemptions"].sum() == 0
+
+
+def test_by_default_every_debug_job_reclaims_a_node_from_best_effort_jobs():
+    # Four best-effort Eval jobs hold all 4 nodes until 300 (e4 started last); an 8-GPU Debug
+    # job at t=10 is in pretraining's reservation by default: it preempts e4 and starts at
+    # once; e4 resumes after it (t=60) with its 40 s restart overhead and 290 s of work left.
+    rows = [(f"e{i}", "a", "Eval", 0, 300, 8, 1) for i in range(1, 5)]
+    rows.append(("d1", "b", "Debug", 10, 50, 8, 1))
+    jobs, _ = run(rows, "acme", nodes=4, options={**POOL_8, "best_effort": {"Eval": 0}})
+    assert jobs.loc["d1", "start_time"] == 10.0
+    assert jobs["preemptions"].to_dict() == {"e1": 0, "e2": 0, "e3": 0, "e4": 1, "d1": 0}
+    assert jobs.loc["e4", "end_time"] == 60 + 40 + 290
+    with pytest.raises(ConfigError, match="reserved_debug_above"):
+        SCHEDULERS.create("acme", {"reserved_debug_above": -1})

@@ -52,11 +52,11 @@ def test_recorded_queue_is_the_baseline_queue_rounded_up_and_run_time_is_kept():
 
 
 def test_a_preempted_job_records_its_last_run_submitted_at_its_requeue():
-    # a Debug job (best-effort) on one node from t = 0; a whole-cluster pretraining run at
-    # t = 10 preempts it there (acme's reclaim); the Debug job restarts when pretraining ends.
+    # an SFT job (best-effort) on one node from t = 0; a whole-cluster pretraining run at
+    # t = 10 preempts it there (acme's reclaim); the SFT job restarts when pretraining ends.
     # The trace keeps its last attempt, as Slurm does: submitted at the requeue (t = 10, not
     # 0), started when that run got its GPUs, so its queue excludes its first run.
-    jobs = arrays([("Debug", 8, 0, 0, 100), ("Pretrain", 2288, 10, 10, 50)])
+    jobs = arrays([("SFT", 8, 0, 0, 100), ("Pretrain", 2288, 10, 10, 50)])
     out = baseline_starts(SEREN, jobs, seed=5, start_epoch=EPOCH, span=1000)
     sim = acme_replay(jobs, seed=5)
     assert sim.loc["0", "preemptions"] == 1

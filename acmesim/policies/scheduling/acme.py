@@ -18,16 +18,34 @@ for what-if variants, this is the baseline they are compared with):
 3. **Best-effort beyond the pool.** Past the pool a job of those types still starts as long as
    it leaves ``best_effort[type]`` GPUs free; it runs best-effort (preempted first when
    pretraining reclaims nodes) and does not count against the pool. Evaluation runs "on the
-   spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. The other teams keep
+   spare capacity" (§1): it may take any free GPU (headroom 0) [derived]. SFT and MLLM keep
    512 GPUs free, half the largest pretraining job (1,024 GPUs, acme_facts.md §2.1) [chosen:
    of the (evaluation, others) headrooms (512, 2,048), (256, 1,024) and (0, 512) on 183 days
    of synthetic Seren, seed 1, (0, 512) fails the fewest checks, 15 of 27 against 18 and 18].
-   The sensitivity is in ``experiments/fidelity/README.md``.
+   Other (the jobs of no development team) takes any free GPU like evaluation (headroom 0)
+   [chosen: Seren's Other queues no longer than its start-up up to p95 (p90 15 s, p95 68 s,
+   §2.5, where its start-up lognormal gives 16 and 65 s); with a 512-GPU headroom 4.7 % of
+   its jobs waited for GPUs and its p90 / p95 were 2.5 / 2.8x the published ones on 183 days
+   of synthetic Seren, seed 1, with headroom 0 1.5 / 1.6x; MLLM at headroom 0 fails its p95
+   instead of its p90]. The sensitivity is in ``experiments/fidelity/README.md``.
 4. **Fair turns between submissions.** Inside the pool types, the pending jobs of different
    submissions (same user, same submission second: an evaluation batch, a sweep) take turns:
    the k-th job of every submission goes before the (k+1)-th of any (Slurm's fair-share, in its
    simplest form) [chosen]; a batch of 500 evaluation jobs does not hold up a single SFT job.
-5. **Debug first.** Debug jobs (interactive) are outside the pool, at pretraining's priority.
+5. **Debug first, inside pretraining's reservation.** Debug jobs are outside the pool, at
+   pretraining's priority, and run in pretraining's reservation: a Debug job that does not fit
+   reclaims nodes from best-effort jobs as a pretraining job does, and counts against the
+   reservation. [Derived] Seren's Debug jobs barely queue (84.8 % within 1 s, p95 5 s, p99
+   88 s; acme_facts.md §2.5, R-FIG) although nearly all of them take a whole node (Q1 = Q3 =
+   8 GPUs, §2.3) and some take up to 1,024 GPUs, which a cluster full of best-effort jobs
+   rarely has free: only a guarantee gives that; Kalos's Debug jobs are pretraining-sized
+   (median 128 GPUs, §2.3), the pretraining teams' own test runs. ``reserved_debug_above``
+   (default 0 GPUs: every Debug job) [chosen: on 183 days of synthetic Seren, seed 1, with
+   Debug as a plain best-effort type Debug's p90 / p95 / p99 were 3.1 / 7.0 / 8.9x the
+   published ones; with only the multi-node Debug jobs (> 8 GPUs) in the reservation
+   2.6 / 4.7 / 3.5x; with every Debug job 1.0 / 1.0 / 0.5x, its p99 then being its
+   start-up's (hence Debug's start-up fit through p99, ``acmesim.cluster.presets.acme``);
+   see ``experiments/fidelity/README.md``].
 
 Queueing therefore comes from the pool filling up and from the cluster's start-up latency
 (``acmesim.cluster.startup``, which the cluster preset sets).
@@ -59,8 +77,8 @@ def _priorities() -> dict[str, int]:
 
 
 def _best_effort() -> dict[str, int]:
-    """Evaluation takes any spare GPU; the other teams keep 512 free (see module)."""
-    return {"Eval": 0, "SFT": 512, "MLLM": 512, "Other": 512}
+    """Evaluation and Other take any spare GPU; SFT and MLLM keep 512 free (see module)."""
+    return {"Eval": 0, "SFT": 512, "MLLM": 512, "Other": 0}
 
 
 def published_pool(cluster: str, types: tuple[str, ...]) -> float:
@@ -73,7 +91,8 @@ def published_pool(cluster: str, types: tuple[str, ...]) -> float:
 
 @SCHEDULERS.register("acme")
 class Acme(AcmeReservation):
-    """Pretraining reservation, a guaranteed pool plus best-effort for the rest, fair turns."""
+    """Pretraining (and Debug) reservation, a guaranteed pool plus best-effort for the rest,
+    fair turns."""
 
     @dataclasses.dataclass(frozen=True)
     class Config(AcmeReservation.Config):
@@ -90,6 +109,9 @@ class Acme(AcmeReservation):
         """Pool type -> GPUs a best-effort start beyond the pool must leave free (see module)."""
         fair_turns: bool = True
         """Pending jobs of different submissions of a pool type take turns (k-th before k+1-th)."""
+        reserved_debug_above: int | None = 0
+        """Debug jobs of more GPUs than this run in pretraining's reservation (0: every Debug
+        job; None: none, Debug is a best-effort type like the others)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -100,6 +122,10 @@ class Acme(AcmeReservation):
             object.__setattr__(self, "best_effort", headroom)
             if self.pool is not None and not 0.0 <= self.pool <= 1.0:
                 raise ValueError(f"pool must be a share in [0, 1], got {self.pool!r}")
+            above = self.reserved_debug_above
+            if above is not None and not (isinstance(above, int) and above >= 0):
+                raise ValueError(f"reserved_debug_above must be a GPU count >= 0 or None, "
+                                 f"got {above!r}")
 
     def __init__(self, config: Config | None = None) -> None:
         super().__init__(config or self.Config())
@@ -122,6 +148,14 @@ class Acme(AcmeReservation):
             share = published_pool(cluster.name, self.config.pool_types)
         self.pool_gpus = int(share * cluster.total_gpus)
         self.cluster_view = cluster
+
+    def quota_of(self, job: JobInfo) -> str | None:
+        """Pretraining's reservation also holds the multi-node Debug jobs (rule 5)."""
+        above = self.config.reserved_debug_above
+        if (job.type == "Debug" and above is not None and job.gpu_num > above
+                and "Pretrain" in self.config.quotas):
+            return "Pretrain"
+        return super().quota_of(job)
 
     def lane(self, job: JobInfo) -> Hashable:
         """One queue per pool type, so a type the pool refuses never hides a best-effort one."""

@@ -27,8 +27,9 @@ NSDI '24). Here all of it is configuration:
 This is the configurable *family* of reservation policies for what-if studies; the calibrated
 baseline ``acme`` (``acme.py``) is one fixed member of it (pretraining may reclaim every node,
 the other teams share a pool sized to their published share of GPU time, evaluation runs
-best-effort beyond it, submissions take fair turns), with its parameters derived or chosen to
-reproduce the published queueing. Compare a variant of this family with ``acme``.
+best-effort beyond it, submissions take fair turns, Debug jobs run in pretraining's quota
+through ``quota_of``), with its parameters derived or chosen to reproduce the published
+queueing. Compare a variant of this family with ``acme``.
 
 Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
@@ -124,15 +125,20 @@ class AcmeReservation(PreemptiveScheduler):
         return max(0, len(self.jobs_on) - self.shared_nodes)
 
     def reserved(self, job: JobInfo) -> bool:
-        """Whether the job's type has a quota."""
-        return job.type in self.config.quotas
+        """Whether the job runs in a quota."""
+        return self.quota_of(job) is not None
+
+    def quota_of(self, job: JobInfo) -> str | None:
+        """The reserved type whose quota the job runs in (its own type's), or None."""
+        return job.type if job.type in self.config.quotas else None
 
     # ------------------------------------------------------------------ ranking
     def lane(self, job: JobInfo) -> Hashable:
         """Queues by admission rule: one per reserved type (so a type at its quota never hides
         another), one for borrowers, one for the rest."""
-        if self.reserved(job):
-            return job.type
+        quota = self.quota_of(job)
+        if quota is not None:
+            return quota
         return "borrow" if job.type in self.borrower_types else "shared"
 
     def may_preempt(self) -> bool:
@@ -160,9 +166,10 @@ class AcmeReservation(PreemptiveScheduler):
         if job.pool != "gpu":
             return True
         assert self.guarantee is not None
-        quota = self.guarantee.get(job.type)
-        if quota is not None:
-            used = self.used.get(job.type, 0)
+        reserved = self.quota_of(job)
+        if reserved is not None:
+            quota = self.guarantee[reserved]
+            used = self.used.get(reserved, 0)
             return used + held_gpus(job) <= quota or (used == 0 and held_gpus(job) > quota)
         if job.type in self.borrower_types:
             return True
@@ -203,8 +210,9 @@ class AcmeReservation(PreemptiveScheduler):
         """
         if job.pool != "gpu":
             return
-        if self.reserved(job):
-            self.used[job.type] = self.used.get(job.type, 0) + sign * held_gpus(job)
+        reserved = self.quota_of(job)
+        if reserved is not None:
+            self.used[reserved] = self.used.get(reserved, 0) + sign * held_gpus(job)
             return
         if sign > 0:
             self.nodes_of[job.index] = [node for node, _ in job.grants]
