@@ -4,20 +4,26 @@ The published figures (acme_facts.md §6 "Power and temperature", R-PKL, August 
 of 15-second samples of every GPU's draw and of every GPU server's. A replay's equivalent is the
 time-weighted distribution of each GPU's draw over a steady window: idle GPUs at ``idle_w``,
 each computing job's GPUs at its ``running_w``; and of each server's wall draw (its GPUs' draws
-plus ``node_w``, over ``efficiency``). The window skips the first 14 days (the longest Seren
-job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them is
-not a steady state).
+plus ``node_w``, over ``efficiency``). The steady window skips the first 14 days (the longest
+Seren job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them
+is not a steady state).
 
-The replay is measured **as replayed**: its own idle GPUs at its own load. The fit uses the
-per-GPU median, p75 and p90 (the ``acme`` intensity distribution) and the GPU-server mean (the
-servers' other draw, ``other_w``, in closed form); the idle share, the server breakdown (GPUs
-about 2/3) and the GPU-server median, p90 and maximum are left to check.
+The replay is measured **as replayed** (its own idle GPUs at its own load) and, beside it,
+**at the published idle share** (its unallocated GPUs re-weighted to 29% of the samples: the
+load of the logged month, which the six-month synthetic trace does not have; the held GPUs'
+draws are unchanged). The fit uses the per-GPU median, p75 and p90 (the ``acme`` intensity
+distribution) and the GPU-server mean (the servers' other draw, ``other_w``, in closed form),
+as replayed by default (the shipped constants) or at the published idle share
+(``--fit-load published``); the idle share, the server breakdown (GPUs about 2/3) and the
+GPU-server median, p90 and maximum are left to check.
 
-``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--fit] [--sensitivity]`` replays
-the synthetic Seren trace of each seed as ``trace=synthetic`` gives it (with per-type
-``gpu_util``, recorded starts, no failures) and prints target against simulated for each
-replay and for their pool (the seeds' servers side by side: the load of the synthetic trace
-moves from seed to seed, and the median with it); ``--fit`` first searches the fitted
+``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--window steady|august] [--fit]
+[--fit-load replayed|published] [--sensitivity]`` replays the synthetic Seren trace of each
+seed as ``trace=synthetic`` gives it (with per-type ``gpu_util``, recorded starts, no
+failures) and prints target against simulated for each replay and for their pool (the seeds'
+servers side by side: the load of the synthetic trace moves from seed to seed, and the median
+with it); ``--window august`` measures days 153-183 (August 2023, the power logs' month) of a
+``--days 183`` replay instead of days 14 to the end; ``--fit`` first searches the fitted
 parameters on the first seed's replay (the others are held out to check the fit);
 ``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter moves
 (the replay's schedule does not depend on the power model, so every variant is evaluated on
@@ -42,6 +48,12 @@ from acmesim.trace.gpu_util import weighted_quantile
 DAY = 86_400.0
 WARMUP = 14 * DAY
 """Start of the steady window: the longest Seren job, 14 days (acme_facts.md §2.1, R-SUM)."""
+
+AUGUST = (153, 183)
+"""August 2023 in days of the trace, which starts on 2023-03-01 and spans 183 days
+(acme_facts.md §2.1; the power logs are of August 2023, §6 R-NB): 31 + 30 + 31 + 30 + 31 = 153
+days come before 1 August, and the 183 days end as 31 August begins, so the window is 1-30
+August."""
 
 IDLE_THRESHOLD_W = 70.0
 """The published idle share counts samples at or below 70 W (acme_facts.md §6)."""
@@ -255,21 +267,25 @@ INTENSITY_GRID = (np.arange(0.0, 0.501, 0.025), np.arange(0.35, 0.751, 0.05),
 """Searched intensity low share, mean and concentration."""
 
 
-def fit(s: Samples) -> dict[str, float]:
-    """Grid-search the intensity (low share, mean, concentration) on the three quantiles as
-    replayed, then set ``other_w`` to the server mean in closed form."""
+def fit(s: Samples, published_load: bool = False) -> dict[str, float]:
+    """Grid-search the intensity (low share, mean, concentration) on the three quantiles, then
+    set ``other_w`` to the server mean in closed form; both as replayed (the default, which
+    gives the shipped ``acme`` constants) or at the published idle share (``published_load``:
+    the replay's idle GPUs re-weighted to the power logs' 29%)."""
     quantiles = [t for t in TARGETS if t.fitted and t.name.startswith("gpu_power")]
     best: tuple[float, dict[str, float]] = (np.inf, {})
     for low, mean, conc in itertools.product(*INTENSITY_GRID):
         options = {"intensity_low_share": round(float(low), 3),
                    "intensity_mean": round(float(mean), 3), "intensity_concentration": conc}
         candidate = POWERS.create("acme", options)
-        measured = measure(s, candidate, model_draws(candidate, s), servers=False)
+        measured = measure(s, candidate, model_draws(candidate, s),
+                           published_load=published_load, servers=False)
         loss = sum((measured[t.name] / t.value - 1.0) ** 2 for t in quantiles)
         if loss < best[0]:
             best = (loss, options)
     chosen = POWERS.create("acme", best[1])
-    gpu_mean = measure(s, chosen, model_draws(chosen, s), servers=False)["gpu_power_mean_w"]
+    gpu_mean = measure(s, chosen, model_draws(chosen, s), published_load=published_load,
+                       servers=False)["gpu_power_mean_w"]
     return {**best[1], "other_w": round(fitted_other_w(chosen, gpu_mean))}
 
 
@@ -289,26 +305,54 @@ ADDITIVE = ("intensity_low_share", "intensity_mean")
 ABSOLUTE = ("active_w", "low_intensity_max", "efficiency")
 
 
-def sensitivity(s: Samples, options: dict[str, Any]) -> pd.DataFrame:
-    """Every criterion for the model ``options`` and for each one-parameter variant of it."""
+def sensitivity(s: Samples, options: dict[str, Any], published_load: bool = False
+                ) -> pd.DataFrame:
+    """Every criterion for the model ``options`` and for each one-parameter variant of it (at
+    the published idle share, or as replayed)."""
     base = POWERS.create("acme", options).config
-    rows = [{"parameter": "(as fitted)", "value": "", **_criteria(s, options)}]
+    rows = [{"parameter": "(as fitted)", "value": "",
+             **_criteria(s, options, published_load)}]
     for name, steps in SENSITIVITY.items():
         for step in steps:
             current = getattr(base, name)
             value = (step if name in ABSOLUTE else current + step if name in ADDITIVE
                      else current * step)
             rows.append({"parameter": name, "value": f"{value:g}",
-                         **_criteria(s, {**options, name: value})})
+                         **_criteria(s, {**options, name: value}, published_load)})
     return pd.DataFrame(rows)
 
 
-def _criteria(s: Samples, options: dict[str, Any]) -> dict[str, float]:
+def _criteria(s: Samples, options: dict[str, Any], published_load: bool) -> dict[str, float]:
     """The criteria of one model variant (the mean GPU draw too)."""
     model = POWERS.create("acme", options)
-    measured = measure(s, model, model_draws(model, s))
+    measured = measure(s, model, model_draws(model, s), published_load=published_load)
     keep = [t.name for t in TARGETS] + ["gpu_power_mean_w"]
-    return {k: measured[k] for k in keep}
+    return {k: measured[k] for k in keep if k in measured}
+
+
+WINDOWS = {"steady": (WARMUP, None), "august": (AUGUST[0] * DAY, AUGUST[1] * DAY)}
+"""The windows measured: ``steady`` from day 14 to the end of the submissions; ``august`` the
+days of August 2023, when the power logs were taken (needs ``--days 183``)."""
+
+
+def window(name: str, days: float) -> tuple[float, float]:
+    """``[start, end)`` in seconds of the window ``name`` of a ``days``-day replay."""
+    start, end = WINDOWS[name]
+    end = days * DAY if end is None else end
+    if end > days * DAY:
+        raise SystemExit(f"--window {name} ends on day {end / DAY:g}: replay at least that "
+                         f"many days (--days {end / DAY:g}), not {days:g}")
+    return start, end
+
+
+def both(replayed: dict[str, float], published: dict[str, float]) -> pd.DataFrame:
+    """The criteria as replayed and at the published idle share, side by side."""
+    at = table(published).set_index("criterion")
+    out = table(replayed)[["criterion", "target", "role", "simulated", "error"]]
+    out = out.rename(columns={"simulated": "replayed", "error": "err_replayed"})
+    out["at_29pct_idle"] = out["criterion"].map(at["simulated"])
+    out["err_at_29pct"] = out["criterion"].map(at["error"])
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -317,15 +361,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=60.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--window", choices=sorted(WINDOWS), default="steady")
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--fit-load", choices=("replayed", "published"), default="replayed",
+                        help="fit as replayed (default: the shipped acme constants) or with the "
+                             "idle GPUs re-weighted to the published 29%%")
     parser.add_argument("--sensitivity", action="store_true")
     args = parser.parse_args(argv)
-    parts = [samples(replay(args.days, seed)[0], WARMUP, args.days * DAY)
-             for seed in args.seeds]
+    start, end = window(args.window, args.days)
+    parts = [samples(replay(args.days, seed)[0], start, end) for seed in args.seeds]
     pool = pooled(parts)
-    options: dict[str, Any] = fit(parts[0]) if args.fit else {}
+    at_published = args.fit_load == "published"
+    options: dict[str, Any] = fit(parts[0], at_published) if args.fit else {}
     if options:
-        print(f"fitted: {options}")
+        print(f"fitted on seed {args.seeds[0]} ({args.fit_load} load): {options}")
     model = POWERS.create("acme", options)
     fmt = {"float_format": lambda v: f"{v:.3f}", "index": False}
     views = [(f"seed {seed}", part) for seed, part in zip(args.seeds, parts, strict=True)]
@@ -334,15 +383,15 @@ def main(argv: list[str] | None = None) -> int:
     with pd.option_context("display.width", 200, "display.max_colwidth", 50):
         for label, part in views:
             measured = measure(part, model)
-            print(f"as replayed, {label} ({args.days:g} days, days 14-{args.days:g}):")
-            print(table(measured).to_string(**fmt))
+            print(f"{label} ({args.days:g} days, days {start / DAY:g}-{end / DAY:g}), as "
+                  "replayed and with its idle GPUs re-weighted to the published 29%:")
+            print(both(measured, measure(part, model, published_load=True)).to_string(**fmt))
             print("  mean GPU draw {gpu_power_mean_w:.1f} W; samples <= 70 W: unallocated "
                   "{unallocated_share:.3f} + held {allocated_low_share:.3f}".format(**measured))
-        print("diagnostic, the pool with its idle GPUs re-weighted to the published 29%:")
-        print(table(measure(pool, model, published_load=True)).to_string(**fmt))
         if args.sensitivity:
-            print(f"sensitivity, seed {args.seeds[0]} (one parameter at a time):")
-            print(sensitivity(parts[0], options).to_string(**fmt))
+            print(f"sensitivity, seed {args.seeds[0]} (one parameter at a time, "
+                  f"{args.fit_load} load):")
+            print(sensitivity(parts[0], options, at_published).to_string(**fmt))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The power extension of a simulation: job loads on arrival, waiting time as intervals close.
+"""The power extension of a simulation: job loads on arrival, closed intervals noted.
 
 An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
 ``simulate(..., power=model)``. Two sources, both the engine's own:
@@ -8,19 +8,22 @@ An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
   running jobs as it sums their GPUs, and records the sum in the same utilization step curve as
   ``busy_gpus`` (``StepRecorder.busy_load``). Power follows exactly the steps utilization does.
 - **when a held GPU waits instead of computing**: as the engine closes a running interval, the
-  interval's overhead (its first ``overhead`` seconds: the start-up latency of a first start;
-  failure detection on the job's own nodes, restart, checkpoint restore) and its checkpoint
-  stalls (``CheckpointPace``) are
-  added per utilization interval (GPU-seconds waiting, and the draw they did not spend
-  computing) and per job (restart and stall seconds).
+  accounting notes it (ten numbers: the job, when the interval began and closed, its
+  overhead, the job's checkpoint stalls so far, ...). After the run,
+  ``acmesim.energy.waiting`` works out with numpy each interval's overhead (its first
+  ``overhead`` seconds: the start-up latency of a first start; failure detection on the job's
+  own nodes, restart, checkpoint restore) and its checkpoint stalls (``CheckpointPace``), per
+  utilization interval (GPU-seconds waiting, and the draw they did not spend computing) and
+  per job (restart and stall seconds).
 
-The engine adds no event for either; with ``power=none`` nothing is attached. The tables and
-summary fields made from what this collects are ``acmesim.energy.extension.PowerExtension``'s.
+The engine adds no event for either, and the loop does no arithmetic for power beyond the
+running sum of loads; with ``power=none`` nothing is attached. The tables and summary fields
+made from what this collects are ``acmesim.energy.extension.PowerExtension``'s.
 """
 
 from __future__ import annotations
 
-import math
+from array import array
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,7 @@ import pandas as pd
 
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.energy.job_util import job_utilization, trace_utilization
+from acmesim.energy.waiting import CLOSED, Waiting, waiting_parts
 from acmesim.policies.power.base import PowerModel
 from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
@@ -52,10 +56,14 @@ class PowerAccounting(Extension):
         self.frame = frame
         self.sim: SimulationAPI | None = None
         self.drawn_utilization = 0
-        self.wait_gpu_s: list[float] = []
-        """Per utilization interval: GPU-seconds held by running jobs but waiting."""
-        self.wait_saving: list[float] = []
-        """Per utilization interval: joules the waiting GPUs drew less than if computing."""
+        self._closed = array("d")
+        """One row of ``CLOSED`` numbers per closed running interval, in closing order (a
+        flat buffer numpy reads without a copy)."""
+        self._note = self._closed.extend
+        self._paces: dict[int, Any] = {}
+        """The ``CheckpointPace`` of every job that closed an interval with one."""
+        self._waiting: Waiting | None = None
+        self._waiting_rows = 0
 
     # ------------------------------------------------------------------ setup
     def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
@@ -78,22 +86,10 @@ class PowerAccounting(Extension):
         self.run_w = self.model.idle_w + per_gpu / MILLI
         """Each job's computing draw per GPU, to the milliwatt its load carries."""
         self.gpu_num = np.asarray(table.gpu_num, dtype=np.int64)
-        gpu = np.asarray([p == "gpu" for p in table.pool], dtype=bool)
+        gpu = np.asarray(table.pool, dtype=object) == "gpu"  # no Python loop over the jobs
         self.gpu_num = np.where(gpu, self.gpu_num, 0)
         self.loads = (per_gpu * self.gpu_num).tolist()
-        self.restart_s = [0.0] * n
-        """Per job: seconds of restart overhead over its intervals (lists: cheap to update)."""
-        self.failure_restart_s = [0.0] * n
-        """Per job: the part of ``restart_s`` that followed failure stops."""
-        self.startup_s = [0.0] * n
-        """Per job: the part of ``restart_s`` that was start-up latency (held GPUs the jobs
-        table's ``run_time`` leaves out)."""
-        self.stall_s = [0.0] * n
-        """Per job: seconds of checkpoint stalls."""
-        self.seen_stall = [0.0] * n
-        """Each job's ``checkpoint_overhead`` as of its last closed interval."""
-        self.gpu_list = self.gpu_num.tolist()
-        self.saving_w = (self.run_w - self.model.waiting_w).tolist()
+        self.saving_w = self.run_w - self.model.waiting_w
         """Per job: watts a GPU draws less waiting than computing."""
 
     def on_arrival(self, job: Job) -> None:
@@ -102,73 +98,20 @@ class PowerAccounting(Extension):
 
     # ------------------------------------------------------------------ intervals
     def on_close(self, job: Job, now: float) -> None:
-        """Account the waiting parts of the running interval closing now."""
-        i = job.index
-        gpus = self.gpu_list[i]
-        if not gpus:
-            return
-        start = job.last_start
-        held = now - start
-        restart = job.overhead if job.overhead < held else held
-        stalled = job.checkpoint_overhead - self.seen_stall[i]
-        if restart <= 0 and stalled <= 0:
-            return
-        saving = self.saving_w[i]
-        if restart > 0:
-            self.restart_s[i] += restart
-            if job.stop_cause == "failure":
-                self.failure_restart_s[i] += restart
-            elif job.restarts == 0:  # the first interval: its overhead is start-up latency
-                startup = job.start_time - start
-                self.startup_s[i] += startup if startup < restart else restart
-            k = math.floor(start / self.interval)
-            if start + restart <= (k + 1) * self.interval and k < len(self.wait_gpu_s):
-                gpu_s = restart * gpus  # the common case, inline: one utilization interval
-                self.wait_gpu_s[k] += gpu_s
-                self.wait_saving[k] += gpu_s * saving
-            else:
-                self._add_span(start, start + restart, gpus, saving)
-        if stalled > 0:
-            self.seen_stall[i] = job.checkpoint_overhead
-            self.stall_s[i] += stalled
-            self._add_stalls(job, start + restart, now, stalled, gpus, saving)
+        """Note the running interval closing now (worked out after the run: ``waiting``)."""
+        if job.pace is not None:
+            self._paces[job.index] = job.pace
+        self._note((job.index, job.last_start, now, job.overhead, job.checkpoint_overhead,
+                    job.stop_cause == "failure", job.restarts, job.start_time, job.work_done,
+                    job.work))
 
-    def _add_stalls(self, job: Job, begin: float, end: float, total: float, gpus: int,
-                    saving: float) -> None:
-        """Spread the interval's ``total`` stall seconds (computing from ``begin`` to ``end``)
-        over the utilization intervals it spans: exact stalls before each interval edge."""
-        pace: Any = job.pace  # a CheckpointPace (set on arrival by the fault extension)
-        done, work = job.work_done, job.work
-        step = self.interval
-        k = math.floor(begin / step)
-        before = 0.0
-        edge = (k + 1) * step
-        while edge < end:
-            stalled = pace.advance(done, work, edge - begin)[1]
-            self._add(k, (stalled - before) * gpus, saving)
-            before = stalled
-            k += 1
-            edge = (k + 1) * step
-        self._add(k, (total - before) * gpus, saving)
-
-    def _add_span(self, a: float, b: float, gpus: int, saving: float) -> None:
-        """Add ``gpus`` waiting GPUs over [a, b) to the utilization intervals it overlaps."""
-        step = self.interval
-        k = math.floor(a / step)
-        while a < b:
-            edge = min(b, (k + 1) * step)
-            self._add(k, (edge - a) * gpus, saving)
-            a = edge
-            k += 1
-
-    def _add(self, k: int, gpu_s: float, saving_w: float) -> None:
-        """Add ``gpu_s`` waiting GPU-seconds to interval ``k`` (saving ``saving_w`` per GPU)."""
-        if gpu_s <= 0:
-            return
-        grow = k + 1 - len(self.wait_gpu_s)
-        if grow > 0:  # at least doubled, so growing is rare (the tables pad or cut to size)
-            grow = max(grow, len(self.wait_gpu_s))
-            self.wait_gpu_s.extend([0.0] * grow)
-            self.wait_saving.extend([0.0] * grow)
-        self.wait_gpu_s[k] += gpu_s
-        self.wait_saving[k] += gpu_s * saving_w
+    @property
+    def waiting(self) -> Waiting:
+        """The waiting parts of every interval closed so far (per job, per utilization
+        interval), computed once the run is over (again if more intervals closed since)."""
+        if self._waiting is None or self._waiting_rows != len(self._closed):
+            rows = np.array(self._closed, dtype=np.float64).reshape(-1, len(CLOSED))
+            self._waiting = waiting_parts(rows, self._paces, self.gpu_num, self.saving_w,
+                                          self.interval)
+            self._waiting_rows = len(self._closed)
+        return self._waiting

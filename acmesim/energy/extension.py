@@ -26,7 +26,7 @@ class PowerExtension(PowerAccounting):
         spec = sim.spec
         utilization = power_columns(self, sim.steps.arrays(), done["utilization"],
                                     spec.total_gpus, spec.gpus_per_node)
-        jobs = done["jobs"].copy()
+        jobs = done["jobs"].copy(deep=False)  # a new column; the given frame is unchanged
         jobs["energy_kwh"] = job_energy(self, jobs["run_time"].to_numpy(dtype=float),
                                         (jobs["pool"] == "gpu").to_numpy(), spec.gpus_per_node)
         return {"jobs": jobs, "utilization": utilization}

@@ -53,7 +53,8 @@ def trace_utilization(frame: pd.DataFrame, job_ids: Sequence[str]) -> np.ndarray
     first = frame.drop_duplicates("job_id")
     by_id = pd.Series(first[COLUMN].to_numpy(dtype=np.float64),
                       index=first["job_id"].astype(str).to_numpy())
-    return pd.Series(job_ids, dtype=object).astype(str).map(by_id).to_numpy(dtype=np.float64)
+    ids = pd.Series(np.asarray(job_ids, dtype=object), dtype=object).astype(str)
+    return ids.map(by_id).to_numpy(dtype=np.float64)
 
 
 def job_utilization(given: np.ndarray, rng: np.random.Generator,

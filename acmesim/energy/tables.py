@@ -35,8 +35,9 @@ def _state_energy(acc: PowerAccounting, curve: dict[str, np.ndarray], edges: np.
     busy_gs = np.diff(integral(curve["time"], curve["busy_gpus"], edges))
     load_j = np.diff(integral(curve["time"], curve["busy_load"], edges)) / MILLI
     bins = len(widths)
-    wait_gs = _padded(acc.wait_gpu_s, bins)
-    saving = _padded(acc.wait_saving, bins)
+    waiting = acc.waiting
+    wait_gs = _padded(waiting.wait_gpu_s, bins)
+    saving = _padded(waiting.wait_saving, bins)
     idle_gs = total_gpus * widths - busy_gs
     running_gs = busy_gs - wait_gs
     share = model.node_w / gpus_per_node
@@ -52,7 +53,7 @@ def _state_energy(acc: PowerAccounting, curve: dict[str, np.ndarray], edges: np.
     return out
 
 
-def _padded(values: list[float], size: int) -> np.ndarray:
+def _padded(values: np.ndarray, size: int) -> np.ndarray:
     """``values`` as an array of ``size`` (zeros appended; nothing lies beyond the end)."""
     out = np.zeros(size)
     n = min(size, len(values))
@@ -116,14 +117,20 @@ def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: Sequence[float], sh
     model, eff = acc.model, acc.model.efficiency
     gpus = acc.gpu_num.astype(np.float64)
     fail_lost = np.asarray(failure_lost_gpu_time, dtype=np.float64)
-    failure_restart = np.asarray(acc.failure_restart_s)
+    failure_restart = acc.waiting.failure_restart_s
     rollback_gs = np.maximum(0.0, fail_lost - failure_restart * gpus)
     waiting = (model.waiting_w + share) / eff
     return {
-        "energy_lost_rollback_kwh": float(np.dot(rollback_gs, (acc.run_w + share) / eff)),
-        "energy_lost_recovery_kwh": float(np.dot(failure_restart, gpus)) * waiting,
-        "energy_lost_checkpoint_kwh": float(np.dot(np.asarray(acc.stall_s), gpus)) * waiting,
+        "energy_lost_rollback_kwh": _dot(rollback_gs, (acc.run_w + share) / eff),
+        "energy_lost_recovery_kwh": _dot(failure_restart, gpus) * waiting,
+        "energy_lost_checkpoint_kwh": _dot(acc.waiting.stall_s, gpus) * waiting,
     }
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a . b`` (0.0 at once when ``a`` is all zeros, as in a replay without failures or
+    checkpoints: the same value, and the BLAS product of a zero vector can take milliseconds)."""
+    return float(np.dot(a, b)) if a.any() else 0.0
 
 
 def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,
@@ -135,8 +142,9 @@ def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,
     """
     model = acc.model
     share = model.node_w / gpus_per_node
-    held = held + np.asarray(acc.startup_s)
-    waiting_s = np.asarray(acc.restart_s) + np.asarray(acc.stall_s)
+    waiting = acc.waiting
+    held = held + waiting.startup_s
+    waiting_s = waiting.restart_s + waiting.stall_s
     running_s = held - waiting_s
     gpu_j = acc.gpu_num * (acc.run_w * running_s + model.waiting_w * waiting_s)
     wall = (gpu_j + acc.gpu_num * share * held) / model.efficiency / KWH

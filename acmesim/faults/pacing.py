@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from acmesim.policies.checkpoint.base import CheckpointPlan
 
 _EPS = 1e-9
@@ -82,6 +84,26 @@ class CheckpointPace:
             return min(work, first + cycles * self.interval + rest), stalled
         computed = min(rest, self.interval)
         return first + cycles * self.interval + computed, stalled + (rest - computed)
+
+    def stalled_at(self, done: float, work: float, elapsed: np.ndarray) -> np.ndarray:
+        """``advance(done, work, e)[1]`` for every ``e`` of ``elapsed`` at once: the same float
+        operations element by element, so the very same values (the power accounting splits
+        long intervals' stalls at every utilization-interval edge with it)."""
+        elapsed = np.asarray(elapsed, dtype=np.float64)
+        checkpoints = self.count(done, work)
+        if checkpoints == 0:
+            return np.zeros(len(elapsed))
+        gap = self._first(done) * self.interval - done
+        first_stall = elapsed - gap
+        later = first_stall - self.stall
+        cycle = self.interval + self.later_stall
+        cycles = np.minimum(np.floor(later / cycle), checkpoints - 1)
+        rest = later - cycles * cycle
+        stalled = self.stall + cycles * self.later_stall
+        tail = np.where(cycles == checkpoints - 1, stalled,
+                        stalled + (rest - np.minimum(rest, self.interval)))
+        return np.where(elapsed <= gap, 0.0,
+                        np.where(first_stall <= self.stall, first_stall, tail))
 
     def persisted(self, done: float, work: float, elapsed: float) -> float | None:
         """Work of the last checkpoint persisted ``elapsed`` seconds into the interval (None: none).

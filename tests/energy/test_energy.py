@@ -266,6 +266,33 @@ def test_calibration_samples_integrate_to_the_replays_own_energy(short_seren):
         2930.0, rel=1e-12)
 
 
+def test_the_august_window_is_days_153_to_183_and_needs_a_183_day_replay():
+    from calibration.energy import DAY, window
+
+    assert window("august", 183) == (153 * DAY, 183 * DAY)
+    assert window("steady", 60) == (14 * DAY, 60 * DAY)
+    with pytest.raises(SystemExit, match="--days 183"):
+        window("august", 60)
+
+
+def test_at_the_published_load_the_unallocated_gpus_are_29_percent_and_held_draws_unchanged(
+        short_seren):
+    from calibration.energy import DAY, measure, samples
+
+    result, model = short_seren
+    s = samples(result, 5 * DAY, 12 * DAY)
+    run_w = result.job_power["running_w"].to_numpy()
+    replayed = measure(s, model, run_w, servers=False)
+    published = measure(s, model, run_w, published_load=True, servers=False)
+    assert replayed["unallocated_share"] > 0.4  # this short replay leaves many GPUs free
+    assert published["unallocated_share"] == pytest.approx(0.29, rel=1e-12)
+    # only the idle GPUs' weight moves: the held GPUs' mean draw is the same
+    held = {k: (m["gpu_power_mean_w"] - m["unallocated_share"] * model.idle_w)
+            / (1 - m["unallocated_share"]) for k, m in (("r", replayed), ("p", published))}
+    assert held["p"] == pytest.approx(held["r"], rel=1e-9)
+    assert published["gpu_power_median_w"] > replayed["gpu_power_median_w"]
+
+
 def test_a_held_gpu_at_utilization_zero_draws_as_an_idle_one():
     model = POWERS.create("acme")
     draws = model.running_w(np.array([0.0, 1.0, 1.0, 0.5]), np.array([0.7, 0.0, 1.0, 1.0]))
