@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from typing import Any, ClassVar, Self, overload
 
 import numpy as np
 import pandas as pd
@@ -28,13 +28,50 @@ TEXT_DTYPE = pd.Series([""]).dtype
 
 
 def _text_series(values: pd.Series) -> pd.Series:
-    """``values`` as a text column (``str()`` of each value when it is not one already)."""
+    """``values`` as a text column (``str()`` of each value when it is not one already; a missing
+    value of any kind — ``None``, ``NaN``, ``pd.NA`` — reads as ``MISSING``)."""
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
         return values
-    return pd.Series([str(v) for v in values.to_numpy(dtype=object)], dtype=TEXT_DTYPE)
+    return pd.Series([MISSING if pd.isna(v) else str(v) for v in values.to_numpy(dtype=object)],
+                     dtype=TEXT_DTYPE)
 
 
-class CodedText(Sequence[str]):
+class _TextColumn(Sequence[str]):
+    """What both compact text columns share: built from a pandas column (``of``) or from Python
+    strings, read row by row (``column[i]``) or by slice."""
+
+    __slots__ = ()
+
+    STRINGS_DTYPE: ClassVar[Any] = object
+    """The dtype ``from_strings`` gives its strings before ``of`` stores them."""
+
+    @classmethod
+    def of(cls, column: pd.Series) -> Self:
+        """The column ``column`` (any dtype) stored compactly."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_strings(cls, strings: Sequence[str]) -> Self:
+        """A column of Python strings stored compactly."""
+        return cls.of(pd.Series(list(strings), dtype=cls.STRINGS_DTYPE))
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self._rows(index)
+        return self._row(index)
+
+    def _row(self, index: int) -> str:
+        raise NotImplementedError
+
+    def _rows(self, index: slice) -> list[str]:
+        raise NotImplementedError
+
+
+class CodedText(_TextColumn):
     """A text column of few distinct values: ``values[codes[i]]``."""
 
     __slots__ = ("codes", "values")
@@ -46,29 +83,21 @@ class CodedText(Sequence[str]):
         """The distinct values, by code."""
 
     @classmethod
-    def of(cls, column: pd.Series) -> CodedText:
+    def of(cls, column: pd.Series) -> Self:
         """The column ``column`` (any dtype) coded."""
         codes, uniques = pd.factorize(column, use_na_sentinel=False)
         values = [MISSING if pd.isna(v) else str(v) for v in uniques]
         return cls(array("i", codes.astype(np.int32).tobytes()), values)
 
-    @classmethod
-    def from_strings(cls, strings: Sequence[str]) -> CodedText:
-        """A column of Python strings coded."""
-        return cls.of(pd.Series(list(strings), dtype=object))
-
     def __len__(self) -> int:
         return len(self.codes)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            values = self.values
-            return [values[c] for c in self.codes[index]]
+    def _row(self, index: int) -> str:
         return self.values[self.codes[index]]
+
+    def _rows(self, index: slice) -> list[str]:
+        values = self.values
+        return [values[c] for c in self.codes[index]]
 
     def __iter__(self) -> Iterator[str]:
         values = self.values
@@ -99,10 +128,12 @@ class CodedText(Sequence[str]):
         return pd.Series(self.values, dtype=TEXT_DTYPE).array.take(self.code_array())
 
 
-class PackedText(Sequence[str]):
+class PackedText(_TextColumn):
     """A text column of distinct values: row ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
 
     __slots__ = ("data", "offsets")
+
+    STRINGS_DTYPE: ClassVar[Any] = TEXT_DTYPE
 
     def __init__(self, data: bytes, offsets: array) -> None:
         self.data = data
@@ -111,7 +142,7 @@ class PackedText(Sequence[str]):
         """Where each row starts in ``data``, plus the end (``array('q')``, one more than rows)."""
 
     @classmethod
-    def of(cls, column: pd.Series) -> PackedText:
+    def of(cls, column: pd.Series) -> Self:
         """The column ``column`` (any dtype) packed."""
         strings = pc.fill_null(pa.array(_text_series(column), type=pa.large_string()), MISSING)
         if isinstance(strings, pa.ChunkedArray):
@@ -122,21 +153,13 @@ class PackedText(Sequence[str]):
         raw = b"" if data is None else data.to_pybytes()[bounds[0]:bounds[-1]]
         return cls(raw, array("q", (bounds - bounds[0]).tobytes()))
 
-    @classmethod
-    def from_strings(cls, strings: Sequence[str]) -> PackedText:
-        """A column of Python strings packed."""
-        return cls.of(pd.Series(list(strings), dtype=TEXT_DTYPE))
-
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _rows(self, index: slice) -> list[str]:
+        return [self._row(i) for i in range(*index.indices(len(self)))]
+
+    def _row(self, index: int) -> str:
         if index < 0:
             index += len(self)
         offsets = self.offsets
