@@ -6,6 +6,7 @@ a switch down with everything under it through ``nodes_under``.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from acmesim.cluster.spec import ClusterSpec
@@ -33,7 +34,8 @@ def spine_name(index: int) -> str:
 
 
 class Topology:
-    """A frozen networkx tree of the cluster plus index tables for fast locality queries."""
+    """The cluster's network tree: index tables for fast locality queries and, on demand, the
+    frozen networkx graph."""
 
     def __init__(self, spec: ClusterSpec) -> None:
         self.node_names: tuple[str, ...] = tuple(node_name(i) for i in range(spec.nodes))
@@ -52,10 +54,16 @@ class Topology:
                         min(spec.nodes, (leaf + 1) * spec.nodes_per_leaf)))
             for leaf in range(spec.leaves)
         )
-        import networkx as nx  # imported when a cluster is built, not by the CLI's help
-
-        self.graph: nx.DiGraph = nx.freeze(self._build(spec))
+        self._spec = spec
         self._index = {name: i for i, name in enumerate(self.node_names)}
+
+    @functools.cached_property
+    def graph(self) -> nx.DiGraph:
+        """The tree as a frozen networkx graph, built when first asked for (placement reads only
+        the index tables, so a replay without switch failures never imports networkx)."""
+        import networkx as nx
+
+        return nx.freeze(self._build(self._spec))
 
     def _build(self, spec: ClusterSpec) -> nx.DiGraph:
         """The tree with a ``kind`` attribute (core, spine, leaf, node) on every vertex."""

@@ -91,3 +91,26 @@ def test_draining_node_keeps_jobs_but_accepts_none():
     assert cluster.set_health(0, "draining") == []
     assert cluster.free_total == 0 and not any(cluster.buckets)
     assert NodeHealth.DRAINING.keeps_jobs and not NodeHealth.DRAINING.accepts_jobs
+
+
+GRAPH_PROBE = """
+import sys
+import acmesim
+from acmesim.synth import generate_trace
+result = acmesim.simulate(generate_trace("seren", days=1, seed=1), cluster="seren")
+assert len(result.jobs) > 0
+print(sorted({name.split(".")[0] for name in sys.modules} & {"networkx"}))
+"""
+
+
+def test_a_replay_without_switch_faults_never_builds_the_network_graph():
+    """Placement reads the index tables only: networkx is imported when a switch is asked for."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", GRAPH_PROBE], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+    topo = Cluster(ClusterSpec(name="t", nodes=4, nodes_per_leaf=2)).topology
+    assert "graph" not in vars(topo)
+    assert topo.nodes_under("leaf01") == [2, 3] and "graph" in vars(topo)
