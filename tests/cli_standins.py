@@ -60,7 +60,8 @@ def _plugin(registry: Registry, name: str, *aliases: str, config: type | None = 
 def build_registries() -> dict[str, Registry]:
     """Fresh stand-in registries (the trace group is the real one)."""
     regs = {kind: Registry(kind) for kind in
-            ("cluster", "scheduler", "placement", "failure", "checkpoint", "recovery", "power")}
+            ("cluster", "scheduler", "placement", "failure", "checkpoint", "recovery", "eval",
+             "power")}
     for name in ("seren", "kalos"):
         _plugin(regs["cluster"], name, config=ClusterConfig)
     _plugin(regs["scheduler"], "fifo")
@@ -73,6 +74,7 @@ def build_registries() -> dict[str, Registry]:
     _plugin(regs["checkpoint"], "none")
     _plugin(regs["checkpoint"], "periodic", config=PeriodicConfig)
     _plugin(regs["recovery"], "automatic")
+    _plugin(regs["eval"], "none")
     _plugin(regs["power"], "none")
     return {"trace": TRACES, **regs}
 

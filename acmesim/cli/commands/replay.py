@@ -91,8 +91,9 @@ def main(argv: list[str]) -> int:
         print(hydra_app.help_text(registries))
         return 0
     argv = with_eval_group(argv)
-    hydra_app.register_configs(registries)
-    if not any(arg in ("-h", "--help", "--hydra-help") for arg in argv):
+    prints_help = any(arg in ("-h", "--help") for arg in argv)
+    hydra_app.register_configs(registries, with_help=prints_help)
+    if not prints_help and "--hydra-help" not in argv:
         hydra_app.check_overrides(argv, registries, default_choices(argv))
     return hydra_app.launch(tuned_replay_task, argv)
 
