@@ -76,3 +76,71 @@ def test_a_config_class_without_a_source_file_has_no_documented_options(monkeypa
     exec("import dataclasses\n@dataclasses.dataclass\nclass Config:\n    x: int = 1\n",
          module.__dict__)
     assert field_docs(module.Config) == {}
+
+
+def test_cut_out_class_lines_read_what_the_whole_module_tree_reads():
+    """The fast path (parse only the class's lines) finds the same class as the module's tree,
+    for every registered option class and each of its dataclass bases."""
+    import ast
+
+    from acmesim.core import field_docs as module
+
+    checked = 0
+    for _group, _name, schema, _key in every_option():
+        for klass in schema.__mro__:
+            if not dataclasses.is_dataclass(klass):
+                continue
+            path = module.inspect.getsourcefile(klass)
+            fast = module._parsed_class(
+                module._class_lines(module._module_lines(path), klass.__qualname__),
+                klass.__name__)
+            assert fast is not None, klass.__qualname__
+            whole = module._class_in_tree(path, klass)
+            assert [ast.dump(n) for n in fast.body] == [ast.dump(n) for n in whole.body]
+            checked += 1
+    assert checked >= 40
+
+
+CLASS_SOURCE = '''
+import dataclasses
+
+
+class Outer:
+    """Docs."""
+
+    @dataclasses.dataclass
+    class Config:
+        x: int = 1
+        """Option x, documented.
+Its second line starts at column 0."""
+        # a comment at any column
+# a comment at column 0
+        y: str = "class Config"
+        """Option y."""
+
+    z = 2
+
+
+@dataclasses.dataclass
+class Config:
+    w: int = 3
+    """Top-level w."""
+'''
+
+
+def test_options_are_read_past_column_zero_strings_and_comments(tmp_path, monkeypatch):
+    """A nested class's options are all read although a docstring line and a comment inside it
+    start at column 0 (the cut-out lines end early there, the module's tree is read instead),
+    and the same class name at top level is another class."""
+    import importlib
+
+    from acmesim.core import field_docs as module
+
+    (tmp_path / "options_probe.py").write_text(CLASS_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe = importlib.import_module("options_probe")
+    assert field_docs(probe.Outer.Config) == {"x": "Option x, documented.", "y": "Option y."}
+    assert field_docs(probe.Config) == {"w": "Top-level w."}
+    lines = tuple(CLASS_SOURCE.splitlines(keepends=True))
+    assert module._parsed_class(module._class_lines(lines, "Config"), "Config") is not None
+    assert module._class_lines(lines, "Missing") == []
