@@ -118,10 +118,27 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
         np.array([requeued[i] for i in again.tolist()]) + _ROUNDING_SLACK).astype(np.int64)
     new_end[index] = np.where(preempted, jobs.submit[index] + _whole_seconds(end_after_submit),
                               new_start[index] + run.astype(np.int64))
+    if profile.queue.duration_includes_queue:
+        new_end[index] = np.where(preempted, new_end[index],
+                                  end_from_submit(jobs.end[index], new_start[index],
+                                                  new_end[index], profile.queue.min_run))
     placed = JobArrays(**{**vars(jobs), "submit": new_submit, "start": new_start,
                           "end": new_end})
     window = np.flatnonzero((placed.start >= 0) & (placed.submit >= 0) & (placed.submit < span))
     return settle_on_nodes(profile, placed, window, start_epoch)
+
+
+def end_from_submit(sampled_end: np.ndarray, start: np.ndarray, replayed_end: np.ndarray,
+                    min_run: int) -> np.ndarray:
+    """Recorded ends of a profile whose sampled duration is end - submit (Kalos).
+
+    The packer ended each job its sampled duration after its submission (``sampled_end``, the
+    packed end); a job the replay started later keeps that end, its run shortened to at least
+    ``min_run``, so the recorded duration stays the sampled one whatever the start-up. The end
+    never passes the replay's own (``replayed_end``), so the recorded run lies inside the
+    replayed one and the trace stays feasible.
+    """
+    return np.minimum(replayed_end, np.maximum(sampled_end, start + min_run))
 
 
 class LastRequeue(Extension):

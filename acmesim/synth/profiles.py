@@ -35,6 +35,7 @@ import importlib
 import pkgutil
 from collections.abc import Mapping
 
+from acmesim.cluster.presets.acme import KALOS_STARTUP
 from acmesim.core.errors import UnknownNameError
 from acmesim.trace.targets import KALOS as KALOS_TARGETS
 from acmesim.trace.targets import SEREN as SEREN_TARGETS
@@ -410,6 +411,7 @@ SEREN = WorkloadProfile(
 # --------------------------------------------------------------------------------------------
 
 _K = KALOS_TARGETS
+_KALOS_STARTUP = KALOS_STARTUP  # the cluster preset's start-up latency
 
 # Fitted by ``python -m calibration.synthetic kalos`` (as for Seren): R-SUM's
 # total GPU time 5.333e9 GPU-s over 19,907 GPU jobs; states 54.1/6.2/39.7 % by count and
@@ -482,9 +484,12 @@ KALOS = WorkloadProfile(
         latency_median=9.0, latency_sigma=1.9, latency_zero=0.0,
     ),
     queue=QueueModel(
-        # Assumption shaped on R-SUM (median queue 17 s): pod start-up latency, lognormal
-        # median 15 s; capped so a job still runs >= min_run within its sampled duration.
-        latency_zero=0.0, latency_median=15.0, latency_sigma=1.0, latency_max=3600.0,
+        # The Kalos preset's pod start-up (acmesim.cluster.presets.acme: median 17 s, R-SUM;
+        # the CPU pods' mean-to-median ratio), so the packer's latency is distributed as the
+        # baseline replay's start-up; capped so a job still runs >= min_run within its
+        # sampled duration (which includes the queue).
+        latency_zero=0.0, latency_median=_KALOS_STARTUP["median"],
+        latency_sigma=_KALOS_STARTUP["sigma"], latency_max=_KALOS_STARTUP["maximum"],
         low_priority_quota=640,  # assumption: 80 nodes' worth of GPUs for evaluation
         lookahead=32,
         duration_includes_queue=True,  # Kalos duration = end - submit (schema_examples.md)

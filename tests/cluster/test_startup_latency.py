@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 from factories import by_id, cluster, frame, job
 
 from acmesim.cluster import CLUSTERS
+from acmesim.cluster.presets.acme import sigma_for_mean_ratio
 from acmesim.cluster.startup import StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
@@ -62,6 +64,21 @@ def test_shifted_lognormal_median_minimum_and_cap():
     # P(X <= 4 + 13 e^{0.8 z}) = Phi(z): at z = 1, 4 + 13 e^0.8 = 32.93
     assert (draws <= 32.93).mean() == pytest.approx(0.8413, abs=0.005)
     assert not StartupLatency().active and (StartupLatency().draw(None, 3) == 0).all()
+
+
+def test_kalos_startup_has_its_cpu_pods_mean_to_median_ratio():
+    # Kalos CPU pods queue 88.401 s on average against a 9 s median (R-SUM): ratio 9.82233.
+    # Minimum 4 s, median 17 s: 4 + 13 e^(s^2/2) = 9.82233 x 17 = 166.980 -> e^(s^2/2) =
+    # 12.5369 -> s = sqrt(2 ln 12.5369) = sqrt(5.05736) = 2.24886; capped at 2^16 s.
+    kalos = CLUSTERS.create("kalos").spec.startup
+    assert (kalos.minimum, kalos.median, kalos.maximum) == (4.0, 17.0, 65536.0)
+    assert kalos.sigma == pytest.approx(2.2489, abs=1e-4)
+    assert sigma_for_mean_ratio(4.0, 17.0, 88.401 / 9.0) == pytest.approx(2.24886, abs=1e-5)
+    # unshifted: e^(s^2/2) = e^0.5 exactly when s = 1; ratio 1 means no spread
+    assert sigma_for_mean_ratio(0.0, 3.0, math.exp(0.5)) == pytest.approx(1.0)
+    assert sigma_for_mean_ratio(4.0, 17.0, 1.0) == 0.0
+    with pytest.raises(ValueError, match="ratio >= 1"):
+        sigma_for_mean_ratio(4.0, 17.0, 0.5)
 
 
 def test_presets_carry_their_startup_and_the_option_replaces_it():
