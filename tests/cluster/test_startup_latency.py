@@ -11,7 +11,7 @@ from factories import by_id, cluster, frame, job
 
 from acmesim.cluster import CLUSTERS
 from acmesim.cluster.presets.acme import sigma_for_mean_ratio
-from acmesim.cluster.startup import StartupLatency
+from acmesim.cluster.startup import GivenStartup, StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.run.simulate import simulate
@@ -99,6 +99,18 @@ def test_presets_carry_their_startup_and_the_option_replaces_it():
         CLUSTERS.create("seren", {"startup": {"mean": 3}})
     with pytest.raises(ConfigError, match="minimum <= median"):
         StartupLatency(minimum=5.0, median=1.0)
+
+
+def test_given_startups_are_used_in_submission_order():
+    # Given start-ups 7 s and 3 s (submission order): the job submitted at 5 s (listed first)
+    # gets 3 s, the one at 0 s gets 7 s; on a free node, queue = start-up, run time kept.
+    given = GivenStartup(median=1.0, values=[7.0, 3.0])
+    rows = [job(5, 10, 1), job(0, 10, 1)]
+    jobs = by_id(simulate(frame(rows), spec_with(given), "fifo").jobs)
+    assert [jobs[j]["queue_delay"] for j in ("j0", "j1")] == [3.0, 7.0]
+    assert [jobs[j]["end_time"] for j in ("j0", "j1")] == [18.0, 17.0]
+    with pytest.raises(ConfigError, match="2 values for 3 jobs"):
+        given.draw(None, 3)
 
 
 def test_jobs_started_together_queue_for_the_launcher():

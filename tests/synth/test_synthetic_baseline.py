@@ -14,6 +14,7 @@ from acmesim.synth import generate_trace, get_profile
 from acmesim.synth.baseline import (
     baseline_starts,
     end_from_submit,
+    ranked_startup,
     replay_frame,
     settle_on_nodes,
 )
@@ -86,6 +87,17 @@ def test_a_kalos_job_started_late_keeps_its_sampled_end_submit_duration():
     ends = end_from_submit(np.array([100, 50, 30]), np.array([20, 5, 40]),
                            np.array([110, 45, 60]), min_run=1)
     assert ends.tolist() == [100, 45, 41]
+
+
+def test_kalos_start_ups_follow_the_sampled_durations_by_rank_within_each_type():
+    # Kalos start-up 4 + 13 e^(2.2489 z). Three Eval jobs of sampled durations 100, 10, 50 s
+    # rank 3rd, 1st, 2nd of 3: quantiles 5/6, 1/6, 1/2, z = 0.96742, -0.96742, 0 ->
+    # 118.50, 5.476, 17 s. The 100-s job must still run min_run = 1 s: capped at 99. A lone
+    # Pretrain job (type 1) sits at its type's median, 17 s.
+    kalos = get_profile("kalos")
+    assert kalos.queue.latency_by_rank and not SEREN.queue.latency_by_rank
+    startups = ranked_startup(kalos, np.array([100, 10, 50, 400]), np.array([0, 0, 0, 1]))
+    assert startups.tolist() == [99, 5, 17, 17]
 
 
 def test_settling_moves_a_job_that_does_not_fit_the_nodes_to_where_it_fits():
