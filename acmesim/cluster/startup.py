@@ -62,7 +62,13 @@ class StartupLatency:
         import numpy as np
         if not self.active:
             return np.zeros(n)
-        z = rng.standard_normal(n)
+        return self.at(rng.standard_normal(n), types)
+
+    def at(self, z: np.ndarray, types: Sequence[str] | None = None) -> np.ndarray:
+        """The latencies at standard normal quantiles ``z`` (job ``i`` of type ``types[i]``
+        with its type's parameters if ``by_type`` has them): ``draw`` at given draws."""
+        import numpy as np
+        n = len(z)
         minimum = np.full(n, self.minimum)
         median = np.full(n, self.median)
         sigma = np.full(n, self.sigma)
@@ -90,6 +96,26 @@ class StartupLatency:
             return cls(**{k: v if k == "by_type" else float(v) for k, v in value.items()})
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"startup: {exc}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class GivenStartup(StartupLatency):
+    """Start-up latencies fixed per job, in the engine's job order (submission order, stable),
+    instead of drawn; the other fields are the latency they stand for (``active``, the
+    launcher). The generator uses it to replay jobs with the start-ups it sampled them with
+    (``acmesim.synth.baseline``)."""
+
+    values: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """One start-up (s) per job of the replayed table."""
+
+    def draw(self, rng: np.random.Generator, n: int,
+             types: Sequence[str] | None = None) -> np.ndarray:
+        """The given values (``n`` must be their count)."""
+        import numpy as np
+        values = np.asarray(self.values, dtype=np.float64)
+        if values.shape != (n,):
+            raise ConfigError(f"given start-ups hold {values.size} values for {n} jobs")
+        return values.copy()
 
 
 TYPE_FIELDS = ("minimum", "median", "sigma", "maximum")

@@ -28,12 +28,14 @@ the replays here go through ``acmesim.sim.replay_jobs``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 
 from acmesim.cluster import cluster_spec
+from acmesim.cluster.startup import GivenStartup
 from acmesim.core.errors import AcmesimError
 from acmesim.policies.scheduling.acme import POOL_TYPES, published_pool
 from acmesim.sim.extension import Extension
@@ -84,12 +86,37 @@ def replay_frame(profile: WorkloadProfile, jobs: JobArrays, rows: np.ndarray,
     })
 
 
+def ranked_startup(profile: WorkloadProfile, work: np.ndarray, type_code: np.ndarray
+                   ) -> np.ndarray:
+    """Whole-second start-ups of the profile's cluster preset, comonotone with ``work``.
+
+    Within each type, the job of the k-th shortest sampled duration (of n; ties by index) gets
+    the start-up at the normal quantile of (k + 1/2) / n, so the start-ups have the preset's
+    distribution and the long ones go to long jobs; each is capped so the job still runs
+    ``min_run`` within its sampled duration (``QueueModel.latency_by_rank``).
+    """
+    from statistics import NormalDist
+
+    startup = cluster_spec(profile.cluster, profile.cluster_options).startup
+    z = np.zeros(len(work))
+    inverse = np.vectorize(NormalDist().inv_cdf)
+    for code in np.unique(type_code):
+        rows = np.flatnonzero(type_code == code)
+        order = rows[np.argsort(work[rows], kind="stable")]
+        z[order] = inverse((np.arange(len(rows)) + 0.5) / len(rows))
+    names = np.array([t.name for t in profile.types], dtype=object)[type_code]
+    values = np.rint(startup.at(z, names)).astype(np.int64)
+    return np.minimum(values, np.maximum(work - profile.queue.min_run, 0))
+
+
 def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_epoch: int,
-                    span: int) -> JobArrays:
+                    span: int, startups: np.ndarray | None = None) -> JobArrays:
     """``jobs`` (packed GPU jobs) with start and end replaced by the baseline's (see module).
 
     Jobs the packer never submitted (start -1) are left as they are. The run time of each job
     (packed end - start) is unchanged; the replay's random streams come from ``seed``.
+    ``startups`` (one per job, s) are the replay's start-ups instead of the preset's draws
+    (``QueueModel.latency_by_rank``).
     """
     rows = np.flatnonzero(jobs.start >= 0)
     if not len(rows):
@@ -99,6 +126,11 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
     requeued: dict[int, float] = {}
     probe = LastRequeue()
     cluster = cluster_spec(profile.cluster, profile.cluster_options)
+    if startups is not None:
+        # the engine's job order: by submission, stable (acmesim.sim.trace_input)
+        order = rows[np.argsort(jobs.submit[rows], kind="stable")]
+        cluster = dataclasses.replace(cluster, startup=GivenStartup(
+            **vars(cluster.startup), values=startups[order].astype(np.float64)))
     sim = replay_jobs(frame, cluster, BASELINE_SCHEDULER, mode="scheduled", seed=seed,
                       extensions=[probe])
     for job in probe.jobs:
@@ -118,10 +150,27 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
         np.array([requeued[i] for i in again.tolist()]) + _ROUNDING_SLACK).astype(np.int64)
     new_end[index] = np.where(preempted, jobs.submit[index] + _whole_seconds(end_after_submit),
                               new_start[index] + run.astype(np.int64))
+    if profile.queue.duration_includes_queue:
+        new_end[index] = np.where(preempted, new_end[index],
+                                  end_from_submit(jobs.end[index], new_start[index],
+                                                  new_end[index], profile.queue.min_run))
     placed = JobArrays(**{**vars(jobs), "submit": new_submit, "start": new_start,
                           "end": new_end})
     window = np.flatnonzero((placed.start >= 0) & (placed.submit >= 0) & (placed.submit < span))
     return settle_on_nodes(profile, placed, window, start_epoch)
+
+
+def end_from_submit(sampled_end: np.ndarray, start: np.ndarray, replayed_end: np.ndarray,
+                    min_run: int) -> np.ndarray:
+    """Recorded ends of a profile whose sampled duration is end - submit (Kalos).
+
+    The packer ended each job its sampled duration after its submission (``sampled_end``, the
+    packed end); a job the replay started later keeps that end, its run shortened to at least
+    ``min_run``, so the recorded duration stays the sampled one whatever the start-up. The end
+    never passes the replay's own (``replayed_end``), so the recorded run lies inside the
+    replayed one and the trace stays feasible.
+    """
+    return np.minimum(replayed_end, np.maximum(sampled_end, start + min_run))
 
 
 class LastRequeue(Extension):

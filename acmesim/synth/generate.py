@@ -20,7 +20,7 @@ import pandas as pd
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.synth import arrivals
-from acmesim.synth.baseline import baseline_starts, pretraining_reservation
+from acmesim.synth.baseline import baseline_starts, pretraining_reservation, ranked_startup
 from acmesim.synth.distributions import LogQuantile, discrete_draws
 from acmesim.synth.jobs import (
     STATE_NAMES,
@@ -123,7 +123,8 @@ class _Generator:
         jobs = JobArrays.concat(parts)
         gpu_time = jobs.gpus * jobs.work.astype(np.float64)
         jobs.state = assign_states(self.streams.stream("states"), self.p.states, gpu_time)
-        latency = self._latency(len(jobs.gpus), jobs.work)
+        latency = (ranked_startup(self.p, jobs.work, jobs.type_code)
+                   if self.p.queue.latency_by_rank else self._latency(len(jobs.gpus), jobs.work))
         q = self.p.queue
         deferred = ((jobs.klass == 0) & q.defer_reserved) | (
             (jobs.gpus > self.p.gpus_per_node) & q.defer_multi_node)
@@ -141,7 +142,8 @@ class _Generator:
         jobs.submit, jobs.start, jobs.end = packed.submit, packed.start, packed.end
         if self.starts == "packer":
             return jobs
-        return baseline_starts(self.p, jobs, self.seed, self.start_epoch, self.span)
+        given = latency if self.p.queue.latency_by_rank else None
+        return baseline_starts(self.p, jobs, self.seed, self.start_epoch, self.span, given)
 
     def _type_jobs(self, index: int) -> JobArrays:
         """The jobs of one type: groups, sizes, run times, chain links."""

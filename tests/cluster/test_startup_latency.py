@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 from factories import by_id, cluster, frame, job
 
 from acmesim.cluster import CLUSTERS
-from acmesim.cluster.startup import StartupLatency
+from acmesim.cluster.presets.acme import sigma_for_mean_ratio
+from acmesim.cluster.startup import GivenStartup, StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.run.simulate import simulate
@@ -64,6 +66,21 @@ def test_shifted_lognormal_median_minimum_and_cap():
     assert not StartupLatency().active and (StartupLatency().draw(None, 3) == 0).all()
 
 
+def test_kalos_startup_has_its_cpu_pods_mean_to_median_ratio():
+    # Kalos CPU pods queue 88.401 s on average against a 9 s median (R-SUM): ratio 9.82233.
+    # Minimum 4 s, median 17 s: 4 + 13 e^(s^2/2) = 9.82233 x 17 = 166.980 -> e^(s^2/2) =
+    # 12.5369 -> s = sqrt(2 ln 12.5369) = sqrt(5.05736) = 2.24886; capped at 2^16 s.
+    kalos = CLUSTERS.create("kalos").spec.startup
+    assert (kalos.minimum, kalos.median, kalos.maximum) == (4.0, 17.0, 65536.0)
+    assert kalos.sigma == pytest.approx(2.2489, abs=1e-4)
+    assert sigma_for_mean_ratio(4.0, 17.0, 88.401 / 9.0) == pytest.approx(2.24886, abs=1e-5)
+    # unshifted: e^(s^2/2) = e^0.5 exactly when s = 1; ratio 1 means no spread
+    assert sigma_for_mean_ratio(0.0, 3.0, math.exp(0.5)) == pytest.approx(1.0)
+    assert sigma_for_mean_ratio(4.0, 17.0, 1.0) == 0.0
+    with pytest.raises(ValueError, match="ratio >= 1"):
+        sigma_for_mean_ratio(4.0, 17.0, 0.5)
+
+
 def test_presets_carry_their_startup_and_the_option_replaces_it():
     assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
     seren = CLUSTERS.create("seren").spec.startup
@@ -82,6 +99,18 @@ def test_presets_carry_their_startup_and_the_option_replaces_it():
         CLUSTERS.create("seren", {"startup": {"mean": 3}})
     with pytest.raises(ConfigError, match="minimum <= median"):
         StartupLatency(minimum=5.0, median=1.0)
+
+
+def test_given_startups_are_used_in_submission_order():
+    # Given start-ups 7 s and 3 s (submission order): the job submitted at 5 s (listed first)
+    # gets 3 s, the one at 0 s gets 7 s; on a free node, queue = start-up, run time kept.
+    given = GivenStartup(median=1.0, values=[7.0, 3.0])
+    rows = [job(5, 10, 1), job(0, 10, 1)]
+    jobs = by_id(simulate(frame(rows), spec_with(given), "fifo").jobs)
+    assert [jobs[j]["queue_delay"] for j in ("j0", "j1")] == [3.0, 7.0]
+    assert [jobs[j]["end_time"] for j in ("j0", "j1")] == [18.0, 17.0]
+    with pytest.raises(ConfigError, match="2 values for 3 jobs"):
+        given.draw(None, 3)
 
 
 def test_jobs_started_together_queue_for_the_launcher():

@@ -11,7 +11,13 @@ import pytest
 
 from acmesim.run.simulate import simulate
 from acmesim.synth import generate_trace, get_profile
-from acmesim.synth.baseline import baseline_starts, replay_frame, settle_on_nodes
+from acmesim.synth.baseline import (
+    baseline_starts,
+    end_from_submit,
+    ranked_startup,
+    replay_frame,
+    settle_on_nodes,
+)
 from acmesim.synth.table import JobArrays
 
 SEREN = get_profile("seren")
@@ -70,6 +76,28 @@ def test_a_job_never_submitted_by_the_packer_is_left_alone():
     jobs.end[1] = -1
     out = baseline_starts(SEREN, jobs, seed=0, start_epoch=EPOCH, span=1000)
     assert out.start[1] == -1 and out.end[1] == -1 and out.start[0] >= 1
+
+
+def test_a_kalos_job_started_late_keeps_its_sampled_end_submit_duration():
+    # Kalos duration = end - submit. Packed (sampled) ends 100, 50 and 30 s after a submit at 0,
+    # packed starts 10, 10, 10 (runs 90, 40, 20). The replay starts them at 20, 5 and 40 s, so
+    # its ends are 20 + 90 = 110, 5 + 40 = 45 and 40 + 20 = 60. Recorded: job 0 keeps its end
+    # 100 (run 80); job 1 started earlier, keeps the replay's 45 (never past the replay's end);
+    # job 2 started after its sampled end, runs min_run = 1 s: 41.
+    ends = end_from_submit(np.array([100, 50, 30]), np.array([20, 5, 40]),
+                           np.array([110, 45, 60]), min_run=1)
+    assert ends.tolist() == [100, 45, 41]
+
+
+def test_kalos_start_ups_follow_the_sampled_durations_by_rank_within_each_type():
+    # Kalos start-up 4 + 13 e^(2.2489 z). Three Eval jobs of sampled durations 100, 10, 50 s
+    # rank 3rd, 1st, 2nd of 3: quantiles 5/6, 1/6, 1/2, z = 0.96742, -0.96742, 0 ->
+    # 118.50, 5.476, 17 s. The 100-s job must still run min_run = 1 s: capped at 99. A lone
+    # Pretrain job (type 1) sits at its type's median, 17 s.
+    kalos = get_profile("kalos")
+    assert kalos.queue.latency_by_rank and not SEREN.queue.latency_by_rank
+    startups = ranked_startup(kalos, np.array([100, 10, 50, 400]), np.array([0, 0, 0, 1]))
+    assert startups.tolist() == [99, 5, 17, 17]
 
 
 def test_settling_moves_a_job_that_does_not_fit_the_nodes_to_where_it_fits():
