@@ -130,11 +130,12 @@ def _checks(frame: pd.DataFrame, cluster_gpus: int | None
 
 
 def _text_checks(frame: pd.DataFrame) -> list[rules.Check]:
-    """A text column of a file holds text (or nothing)."""
+    """A text column of a file holds text (or nothing); a column of a text dtype does by its
+    dtype (an ``object`` column is read value by value)."""
     checks = []
     for column in TEXT_COLUMNS:
         values = frame[column]
-        if values.dtype.kind == "O":
+        if values.dtype == object:
             bad = ~values.map(lambda v: v is None or isinstance(v, str)).to_numpy(dtype=bool)
             checks.append(rules.Check("not text", column, bad, values, "text"))
     return checks
