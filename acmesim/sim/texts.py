@@ -53,6 +53,20 @@ class CodedText(Sequence[str]):
         return cls(array("i", codes.astype(np.int32).tobytes()), values)
 
     @classmethod
+    def of_rows(cls, column: pd.Series, rows: np.ndarray) -> CodedText:
+        """``of(column.iloc[rows])`` without a copy of those rows' values: the whole column is
+        coded, then the codes of ``rows`` are renumbered in the order their values first
+        appear there (as ``of`` numbers them)."""
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        taken = codes[rows]
+        present, first = np.unique(taken, return_index=True)
+        order = present[np.argsort(first, kind="stable")]
+        renumbered = np.zeros(len(uniques), dtype=np.int32)
+        renumbered[order] = np.arange(len(order), dtype=np.int32)
+        values = [MISSING if pd.isna(v) else str(v) for v in uniques.take(order)]
+        return cls(array("i", renumbered[taken].tobytes()), values)
+
+    @classmethod
     def from_strings(cls, strings: Sequence[str]) -> CodedText:
         """A column of Python strings coded."""
         return cls.of(pd.Series(list(strings), dtype=object))
