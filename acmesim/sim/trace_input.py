@@ -148,7 +148,7 @@ def prepare_jobs(
     def coded(column: str) -> CodedText:
         return CodedText.of_rows(frame[column], rows)
 
-    return JobTable(
+    table = JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
         job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
         type=coded("type"), state=coded("state"),
@@ -163,6 +163,17 @@ def prepare_jobs(
         oversize_skipped=len(oversize_rows),
         declared={named(f.table): _declared_column(frame, f, rows) for f in PLAIN_FIELDS},
     )
+    release_arrow_scratch()
+    return table
+
+
+def release_arrow_scratch() -> None:
+    """Hand the memory Arrow freed (the text columns' temporaries) back to the system: its
+    allocator keeps freed blocks for reuse, which the replay that follows never asks for (on
+    tens of millions of rows, about a GB)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 SHAPE_BLOCK = 1 << 20
