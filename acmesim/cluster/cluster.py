@@ -6,7 +6,7 @@ and *buckets* (nodes grouped by their free-GPU count, UP nodes only), so best-fi
 O(GPUs per node) instead of a scan of every node. Whole free nodes are also kept per leaf switch,
 and the leaves per count of whole free nodes (``leaves_by_whole_free``, one bit set of leaf
 indices per count), so a placement finds the leaf with the fewest (or enough) whole free nodes
-without a scan of every leaf.
+without a scan of every leaf; each spine's count of whole free nodes is kept too.
 """
 
 from __future__ import annotations
@@ -68,6 +68,12 @@ class Cluster:
         free nodes (``len(whole_free_by_leaf[leaf]) == k``)."""
         for leaf, nodes in enumerate(self.whole_free_by_leaf):
             self.leaves_by_whole_free[len(nodes)] |= 1 << leaf
+        self.whole_free_by_spine: list[int] = [
+            sum(len(self.whole_free_by_leaf[leaf]) for leaf in leaves)
+            for leaves in self.topology.leaves_of_spine]
+        """``whole_free_by_spine[spine]``: whole free nodes under ``spine`` (its leaves' sum)."""
+        self._spine_of_node: tuple[int, ...] = tuple(
+            self.topology.spine_of_leaf[leaf] for leaf in self.topology.leaf_of)
         self.jobs_on_node: list[dict[int, int]] = [{} for _ in range(size)]
         self.free_total = size * gpus
         self.allocated_gpus = 0
@@ -110,6 +116,7 @@ class Cluster:
         bit, sets = 1 << leaf, self.leaves_by_whole_free
         sets[count] ^= bit
         sets[count - 1] ^= bit
+        self.whole_free_by_spine[self._spine_of_node[node]] -= 1
 
     def _put_whole(self, node: int) -> None:
         """Node ``node`` becomes a whole free node of its leaf."""
@@ -120,6 +127,7 @@ class Cluster:
         bit, sets = 1 << leaf, self.leaves_by_whole_free
         sets[count] ^= bit
         sets[count + 1] ^= bit
+        self.whole_free_by_spine[self._spine_of_node[node]] += 1
 
     def allocate(self, job: int, allocation: Allocation) -> Grant:
         """Grant job ``job`` the GPUs of ``allocation``; the lowest free GPU ids are chosen."""

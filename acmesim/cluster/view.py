@@ -143,7 +143,8 @@ class ClusterView:
     """Read-only view of a cluster for placement and scheduling policies."""
 
     __slots__ = ("_cluster", "free_gpus_per_node", "topology", "gpus_per_node", "num_nodes",
-                 "free_by_count", "whole_free_by_leaf", "leaves_by_whole_free")
+                 "free_by_count", "whole_free_by_leaf", "leaves_by_whole_free",
+                 "whole_free_by_spine")
 
     def __init__(self, cluster: Cluster) -> None:
         self._cluster = cluster
@@ -161,6 +162,8 @@ class ClusterView:
         self.leaves_by_whole_free: Sequence[int] = ReadOnlySequence(cluster.leaves_by_whole_free)
         """``leaves_by_whole_free[k]``: the leaves with exactly ``k`` whole free nodes, as a bit
         set (bit ``leaf`` of the integer; live)."""
+        self.whole_free_by_spine: Sequence[int] = ReadOnlySequence(cluster.whole_free_by_spine)
+        """``whole_free_by_spine[spine]``: whole free nodes under ``spine`` (live)."""
 
     @property
     def name(self) -> str:

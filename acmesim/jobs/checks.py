@@ -11,7 +11,7 @@ with examples (lenient mode).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -71,6 +71,18 @@ class Check:
     def expected_at(self, row: int) -> str | None:
         """What the rule expected at ``row``."""
         return self.expected(row) if callable(self.expected) else self.expected
+
+    def window(self, first: int, stop: int) -> Check:
+        """The rule on rows ``first`` to ``stop`` (excluded) alone, numbered from ``first``."""
+        values = self.values
+        if isinstance(values, pd.Series):
+            values = values.iloc[first:stop]
+        elif values is not None:
+            values = values[first:stop]
+        expected = self.expected
+        if callable(expected):
+            expected = _shifted(expected, first)
+        return Check(self.reason, self.column, self.mask[first:stop], values, expected)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,20 +188,64 @@ def apply_checks(
     order) that it breaks; ``report`` receives the counts and examples. A table without file
     lines (a DataFrame) names the bad row by ``name_row`` instead.
     """
-    if errors == "raise":
-        _raise_first(checks, path, line_of, name_row)
+    return apply_check_chunks([(0, checks)], n_rows, errors=errors, path=path,
+                              line_of=line_of, report=report, name_row=name_row)
+
+
+def apply_check_chunks(
+    chunks: Iterable[tuple[int, Sequence[Check]]],
+    n_rows: int,
+    *,
+    errors: ErrorMode,
+    path: str,
+    line_of: Callable[[int], int],
+    report: LoadReport,
+    name_row: Callable[[int], str] | None = None,
+) -> np.ndarray:
+    """``apply_checks`` on a table checked a block of rows at a time: ``chunks`` yields
+    ``(first row, checks of the rows from it)`` in row order, the same rules in the same order
+    for every block, each check's rows numbered from the block's first (so only one block's
+    masks and temporaries are alive at once). The outcome is exactly ``apply_checks``'s on the
+    whole table: the same error, or the same rows kept, counts (in rule order) and examples."""
+    bad = np.zeros(n_rows, dtype=bool) if errors != "raise" else None
+    counts: list[int] = []
+    reasons: list[str] = []
+    for first, checks in chunks:
+        at = _shifted(line_of, first)
+        if bad is None:
+            _raise_first(checks, path, at, None if name_row is None else _shifted(name_row, first))
+            continue
+        if not counts:
+            counts, reasons = [0] * len(checks), [check.reason for check in checks]
+        _drop_block(checks, bad, first, counts, report, at)
+    if bad is None:
         return np.ones(n_rows, dtype=bool)
-    bad = np.zeros(n_rows, dtype=bool)
-    for check in checks:
-        fresh = check.mask & ~bad
-        count = int(fresh.sum())
+    for reason, count in zip(reasons, counts, strict=True):
         if count:
-            report.dropped[check.reason] = report.dropped.get(check.reason, 0) + count
-            for row in np.flatnonzero(fresh)[:EXAMPLES_PER_REASON]:
-                report.examples.append(_problem(check, int(row), line_of))
-            bad |= fresh
+            report.dropped[reason] = report.dropped.get(reason, 0) + count
     report.examples.sort(key=lambda problem: problem.line)
     return ~bad
+
+
+def _drop_block(checks: Sequence[Check], bad: np.ndarray, first: int, counts: list[int],
+                report: LoadReport, line_of: Callable[[int], int]) -> None:
+    """Mark the rows of one block that break a rule in ``bad`` (from row ``first``), adding to
+    each rule's count and, up to ``EXAMPLES_PER_REASON`` a rule over all blocks, its examples."""
+    for k, check in enumerate(checks):
+        block = bad[first:first + len(check.mask)]
+        fresh = check.mask & ~block
+        count = int(fresh.sum())
+        if count:
+            room = EXAMPLES_PER_REASON - min(counts[k], EXAMPLES_PER_REASON)
+            for row in np.flatnonzero(fresh)[:room]:
+                report.examples.append(_problem(check, int(row), line_of))
+            counts[k] += count
+            block |= fresh
+
+
+def _shifted(numbering: Callable[[int], Any], first: int) -> Callable[[int], Any]:
+    """``numbering`` of a block's row ``row`` (the table's row ``first + row``)."""
+    return numbering if first == 0 else (lambda row: numbering(first + row))
 
 
 def _raise_first(checks: Sequence[Check], path: str, line_of: Callable[[int], int],
@@ -312,7 +368,7 @@ def disagreement(
 def duplicated_ids(ids: pd.Series, line_of: Callable[[int], int], column: str,
                    place: str = "line") -> Check:
     """Rows repeating a job id already seen on an earlier line (``place``: row, in a table)."""
-    mask = ids.duplicated(keep="first").to_numpy()
+    mask = repeated(ids)
     if not mask.any():
         return Check("duplicate job id", column, mask)
     first_row = pd.Series(np.arange(len(ids))).groupby(ids.to_numpy()).transform("min")
@@ -321,6 +377,32 @@ def duplicated_ids(ids: pd.Series, line_of: Callable[[int], int], column: str,
         return f"a unique job id (first used on {place} {line_of(int(first_row.iloc[row]))})"
 
     return Check("duplicate job id", column, mask, ids, expected)
+
+
+SORTED_BLOCK = 1 << 20
+"""Sorted ids compared at a time by ``repeated`` (their copies stay a few tens of MB)."""
+
+
+def repeated(ids: pd.Series) -> np.ndarray:
+    """Rows whose value equals an earlier row's (``Series.duplicated(keep="first")``).
+
+    A column of Arrow text is compared in a stable sort of its values, a block of neighbours at
+    a time (8 bytes a row, where a hash table of tens of millions of ids takes several GB);
+    in such a sort, every row equal to the row before it repeats an earlier one."""
+    import pyarrow.compute as pc
+
+    arrow = getattr(ids.array, "_pa_array", None)
+    if arrow is None:
+        return ids.duplicated(keep="first").to_numpy()
+    order = pc.array_sort_indices(arrow).to_numpy()
+    mask = np.zeros(len(ids), dtype=bool)
+    for first in range(1, len(order), SORTED_BLOCK):
+        rows = order[first:first + SORTED_BLOCK]
+        here, before = arrow.take(rows), arrow.take(order[first - 1:first - 1 + len(rows)])
+        same = pc.fill_null(pc.equal(here, before), False)
+        same = pc.or_(same, pc.and_(pc.is_null(here), pc.is_null(before)))
+        mask[rows[same.to_numpy(zero_copy_only=False)]] = True
+    return mask
 
 
 def outside(values: pd.Series, allowed: Sequence[str], column: str, reason: str) -> Check:

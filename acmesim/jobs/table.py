@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -119,17 +119,20 @@ def _time_checks(raw: pd.Series, name: str, *, optional: bool) -> list[Check]:
 def row_checks(times: Mapping[str, pd.Series | None], job_id: pd.Series, gpu_num: np.ndarray,
                *, names: dict[str, str], raw: dict[str, pd.Series],
                line_of: Callable[[int], int], place: str = "line",
-               cluster_gpus: int | None = None) -> list[Check]:
+               cluster_gpus: int | None = None, duplicates: Check | None = None
+               ) -> list[Check]:
     """The rules across a row's columns: time order, unique ids, the cluster's size.
 
     ``times`` holds the normalized ``submit``, ``start`` and ``end`` times (``end`` may be
     None); ``names`` maps ``job_id`` and those times to the columns an error names, and ``raw``
-    the times to the values it shows (a file's own, for a trace file).
+    the times to the values it shows (a file's own, for a trace file). ``duplicates`` is the
+    unique-id rule when it was found already (on the whole table, for a block of its rows).
     """
     checks = [_order(times, "submit", "start", names, raw, "start before submission")]
     if times.get("end") is not None:
         checks.append(_order(times, "start", "end", names, raw, "end before start"))
-    checks.append(rules.duplicated_ids(job_id, line_of, names.get("job_id", "job_id"), place))
+    checks.append(duplicates if duplicates is not None else rules.duplicated_ids(
+        job_id, line_of, names.get("job_id", "job_id"), place))
     if cluster_gpus is not None:
         checks.append(rules.above(gpu_num, pd.Series(gpu_num), cluster_gpus, "gpu_num",
                                   "more GPUs than the cluster has"))
@@ -166,10 +169,36 @@ def seconds_between(earlier: pd.Series, later: pd.Series) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the table
+CHUNK_ROWS = 1 << 20
+"""Rows validated at a time (``table_check_chunks``): a block's masks and temporaries (about
+150 bytes a row) stay a few hundred MB whatever the table's size."""
+
+
+def table_check_chunks(frame: pd.DataFrame, *, line_of: Callable[[int], int],
+                       place: str = "line", fractional: bool = False,
+                       cluster_gpus: int | None = None, rows: int = CHUNK_ROWS,
+                       extra: Callable[[pd.DataFrame], list[Check]] | None = None
+                       ) -> Iterator[tuple[int, list[Check]]]:
+    """``table_checks`` a block of ``rows`` rows at a time, as ``(first row, checks)`` for
+    ``acmesim.jobs.checks.apply_check_chunks`` (each block's rows numbered from its first).
+    Unique ids are a rule of the whole table: found once, then cut into the blocks. ``extra``
+    adds a reader's own rules of a block (after the table's)."""
+    duplicates = rules.duplicated_ids(frame["job_id"], line_of, "job_id", place)
+    for first in range(0, max(len(frame), 1), rows):
+        stop = min(len(frame), first + rows)
+        block = frame.iloc[first:stop]
+        checks = table_checks(block, line_of=line_of, place=place, fractional=fractional,
+                              cluster_gpus=cluster_gpus,
+                              duplicates=duplicates.window(first, stop))
+        yield first, checks + (extra(block) if extra is not None else [])
+
+
 def table_checks(frame: pd.DataFrame, *, line_of: Callable[[int], int], place: str = "line",
-                 fractional: bool = False, cluster_gpus: int | None = None) -> list[Check]:
+                 fractional: bool = False, cluster_gpus: int | None = None,
+                 duplicates: Check | None = None) -> list[Check]:
     """Every rule of the normalized table ``frame`` (see the module docstring), in the order
-    a row's first broken rule is named: its columns, the time order, then the durations."""
+    a row's first broken rule is named: its columns, the time order, then the durations
+    (``duplicates``: the unique-id rule, when found already)."""
     present = [f for f in INPUT_FIELDS if f.input in frame.columns]
     checks: list[Check] = []
     for f in present:
@@ -182,7 +211,8 @@ def table_checks(frame: pd.DataFrame, *, line_of: Callable[[int], int], place: s
     gpus = pd.to_numeric(frame["gpu_num"], errors="coerce").to_numpy(dtype=np.float64,
                                                                      na_value=np.nan)
     checks += row_checks(times, frame["job_id"], gpus, names={}, raw=raw,
-                         line_of=line_of, place=place, cluster_gpus=cluster_gpus)
+                         line_of=line_of, place=place, cluster_gpus=cluster_gpus,
+                         duplicates=duplicates)
     for f in present:  # durations after the time order they follow from
         if f.column == "seconds":
             checks += column_checks(f, frame[f.input], fractional=fractional)
@@ -224,13 +254,13 @@ def validate_table(frame: pd.DataFrame, *, source: str = SOURCE, errors: ErrorMo
     """
     require_columns(frame, source)
     name_row = None if line_of is not None else _row_name(frame)
-    checks = table_checks(frame, line_of=line_of or (lambda row: row),
-                          place="line" if line_of is not None else "row",
-                          fractional=fractional, cluster_gpus=cluster_gpus)
-    return rules.apply_checks(checks, len(frame), errors=errors, path=source,
-                              line_of=line_of or (lambda row: row),
-                              report=report or LoadReport(path=source, format=""),
-                              name_row=name_row)
+    chunks = table_check_chunks(frame, line_of=line_of or (lambda row: row),
+                                place="line" if line_of is not None else "row",
+                                fractional=fractional, cluster_gpus=cluster_gpus)
+    return rules.apply_check_chunks(chunks, len(frame), errors=errors, path=source,
+                                    line_of=line_of or (lambda row: row),
+                                    report=report or LoadReport(path=source, format=""),
+                                    name_row=name_row)
 
 
 def _row_name(frame: pd.DataFrame) -> Callable[[int], str]:

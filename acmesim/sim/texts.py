@@ -89,6 +89,20 @@ class CodedText(_TextColumn):
         values = [MISSING if pd.isna(v) else str(v) for v in uniques]
         return cls(array("i", codes.astype(np.int32).tobytes()), values)
 
+    @classmethod
+    def of_rows(cls, column: pd.Series, rows: np.ndarray) -> Self:
+        """``of(column.iloc[rows])`` without a copy of those rows' values: the whole column is
+        coded, then the codes of ``rows`` are renumbered in the order their values first
+        appear there (as ``of`` numbers them)."""
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        taken = codes[rows]
+        present, first = np.unique(taken, return_index=True)
+        order = present[np.argsort(first, kind="stable")]
+        renumbered = np.zeros(len(uniques), dtype=np.int32)
+        renumbered[order] = np.arange(len(order), dtype=np.int32)
+        values = [MISSING if pd.isna(v) else str(v) for v in uniques.take(order)]
+        return cls(array("i", renumbered[taken].tobytes()), values)
+
     def __len__(self) -> int:
         return len(self.codes)
 

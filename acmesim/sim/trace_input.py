@@ -98,7 +98,7 @@ def _declared_column(frame: pd.DataFrame, f: JobField, rows: np.ndarray) -> Sequ
                 else _floats(np.full(len(rows), np.nan)))
     column = named(f.input)
     if f.kind == "str":
-        return CodedText.of(frame[column].iloc[rows])
+        return CodedText.of_rows(frame[column], rows)
     if f.kind == "int":
         return _ints(ints(frame, column)[rows])
     return _floats(floats(frame, column)[rows])
@@ -135,15 +135,7 @@ def prepare_jobs(
     cpus = ints(frame, "cpu_num")
     is_cpu = gpu == 0
     keep = ~is_cpu if cpu_jobs == "skip" else np.ones(len(frame), dtype=bool)
-    needed = gang_nodes_array(gpu, nodes, spec.gpus_per_node)
-    per_node = np.where(needed == 1, gpu, spec.gpus_per_node)
-    cpu_nodes = np.maximum(nodes, 1)
-    cpu_threads = np.maximum(-(-cpus // cpu_nodes), 1)
-    needed = np.where(is_cpu, cpu_nodes, needed)
-    per_node = np.where(is_cpu, cpu_threads, per_node)
-    too_big = keep & np.where(
-        is_cpu, (cpu_nodes > spec.cpu_nodes) | (cpu_threads > spec.cpus_per_cpu_node),
-        needed > spec.nodes)
+    needed, per_node, too_big = _gang_shapes(gpu, nodes, cpus, is_cpu, keep, spec)
     oversize_rows = np.flatnonzero(too_big)
     if len(oversize_rows) and oversize_jobs == "error":
         reasons = [_reason(int(r), gpu, needed, per_node, is_cpu) for r in oversize_rows[:5]]
@@ -154,9 +146,9 @@ def prepare_jobs(
     origin_ns = int(submit_ns.min()) if len(frame) else 0
 
     def coded(column: str) -> CodedText:
-        return CodedText.of(frame[column].iloc[rows])
+        return CodedText.of_rows(frame[column], rows)
 
-    return JobTable(
+    table = JobTable(
         origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
         job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
         type=coded("type"), state=coded("state"),
@@ -171,6 +163,47 @@ def prepare_jobs(
         oversize_skipped=len(oversize_rows),
         declared={named(f.table): _declared_column(frame, f, rows) for f in PLAIN_FIELDS},
     )
+    release_arrow_scratch()
+    return table
+
+
+def release_arrow_scratch() -> None:
+    """Hand the memory Arrow freed (the text columns' temporaries) back to the system: its
+    allocator keeps freed blocks for reuse, which the replay that follows never asks for (on
+    tens of millions of rows, about a GB)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+SHAPE_BLOCK = 1 << 20
+"""Rows whose gang shape is worked out at a time (``_gang_shapes``)."""
+
+
+def _gang_shapes(gpu: np.ndarray, nodes: np.ndarray, cpus: np.ndarray, is_cpu: np.ndarray,
+                 keep: np.ndarray, spec: ClusterSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's gang shape, ``(nodes needed, GPUs or CPU threads per node, can never fit)``:
+    a GPU job's from ``gang_nodes_array``, a CPU job's ``max(node_num, 1)`` nodes of
+    ``max(ceil(cpu_num / nodes), 1)`` threads; a kept job never fits when it needs more nodes
+    (or threads) than the cluster has. Worked out a block of rows at a time into 32-bit arrays
+    (counts are at most ``COUNT_LIMIT``), so tens of millions of rows take no full-length
+    64-bit temporaries."""
+    size = len(gpu)
+    needed = np.empty(size, dtype=np.int32)
+    per_node = np.empty(size, dtype=np.int32)
+    too_big = np.empty(size, dtype=bool)
+    for first in range(0, size, SHAPE_BLOCK):
+        part = slice(first, first + SHAPE_BLOCK)
+        g, n, cpu = gpu[part], nodes[part], is_cpu[part]
+        gang = gang_nodes_array(g, n, spec.gpus_per_node)
+        cpu_nodes = np.maximum(n, 1)
+        cpu_threads = np.maximum(-(-cpus[part] // cpu_nodes), 1)
+        needed[part] = np.where(cpu, cpu_nodes, gang)
+        per_node[part] = np.where(cpu, cpu_threads, np.where(gang == 1, g, spec.gpus_per_node))
+        too_big[part] = keep[part] & np.where(
+            cpu, (cpu_nodes > spec.cpu_nodes) | (cpu_threads > spec.cpus_per_cpu_node),
+            gang > spec.nodes)
+    return needed, per_node, too_big
 
 
 def _floats(values: np.ndarray) -> array:

@@ -1,4 +1,5 @@
-"""The per-count leaf sets of whole free nodes stay exact, and consolidate's picks equal a scan."""
+"""The per-count leaf sets and per-spine counts of whole free nodes stay exact, and
+consolidate's picks equal a scan."""
 
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ def test_leaf_sets_follow_every_change_and_picks_match_a_scan(ops, gang):
         elif op == "up" and not up:
             cluster.set_health(node, NodeHealth.UP)
         assert cluster.leaves_by_whole_free == _sets_by_scan(cluster)
+        assert cluster.whole_free_by_spine == [
+            sum(len(cluster.whole_free_by_leaf[leaf]) for leaf in leaves)
+            for leaves in cluster.topology.leaves_of_spine]
     if cluster.buckets[8] and not any(cluster.buckets[k] for k in range(1, 8)):
         leaf = _whole_pick_by_scan(cluster, 1)
         assert placer.pick_node(1, view) == next(iter(cluster.whole_free_by_leaf[leaf]))

@@ -97,8 +97,11 @@ def _best_spine(cluster: ClusterView, count: int, fewest: int, least: int) -> li
 
     Such a spine's fullest leaf has at least ``least`` (see ``_fewest_leaves``) and at least
     ``count / fewest`` whole free nodes, so only spines with such a leaf are read: each once,
-    found off the per-count leaf sets (its other leaves masked out once it is read)."""
+    found off the per-count leaf sets (its other leaves masked out once it is read); a spine
+    whose whole free nodes (kept by the cluster) cannot gather ``count`` or beat the best so
+    far is not ranked."""
     topology, sets = cluster.topology, cluster.leaves_by_whole_free
+    totals = cluster.whole_free_by_spine
     block = (1 << topology.leaves_per_spine) - 1
     seen = 0
     best: tuple[int, int, list[int]] | None = None
@@ -110,17 +113,18 @@ def _best_spine(cluster: ClusterView, count: int, fewest: int, least: int) -> li
             mask = block << own.start
             leaves &= ~mask
             seen |= mask
-            total, ranked = _spine_ranking(cluster, own)
-            if ((best is None or (total, spine) < best[:2])
-                    and sum(n for n, _ in ranked[:fewest]) >= count):
+            total = totals[spine]
+            if total < count or (best is not None and (total, spine) > best[:2]):
+                continue
+            ranked = _spine_ranking(cluster, own)
+            if sum(n for n, _ in ranked[:fewest]) >= count:
                 best = (total, spine, [leaf for _, leaf in ranked])
     return None if best is None else best[2]
 
 
-def _spine_ranking(cluster: ClusterView, leaves: range) -> tuple[int, list[tuple[int, int]]]:
-    """Whole free nodes under ``leaves`` (one spine's) and ``(whole free nodes, leaf)`` of
-    those with any, most first (lowest index on a tie)."""
+def _spine_ranking(cluster: ClusterView, leaves: range) -> list[tuple[int, int]]:
+    """``(whole free nodes, leaf)`` of those of ``leaves`` (one spine's) with any, most first
+    (lowest index on a tie)."""
     by_leaf = cluster.whole_free_by_leaf
     counts = [(len(by_leaf[leaf]), leaf) for leaf in leaves]
-    ranked = sorted((item for item in counts if item[0]), key=lambda item: (-item[0], item[1]))
-    return sum(n for n, _ in counts), ranked
+    return sorted((item for item in counts if item[0]), key=lambda item: (-item[0], item[1]))

@@ -15,7 +15,7 @@ message gives is the row's line in a CSV of the same table (row ``i``, 0-based, 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -65,8 +65,8 @@ def read_parquet_trace(path: str | os.PathLike[str], *, errors: ErrorMode = "rai
     frame = _read(Path(path), name)
     _check_columns(frame, name)
     report = LoadReport(path=name, format=FORMAT_NAME, rows_read=len(frame))
-    keep = rules.apply_checks(_checks(frame, cluster_gpus), len(frame), errors=errors, path=name,
-                              line_of=_line, report=report)
+    keep = rules.apply_check_chunks(_checks(frame, cluster_gpus), len(frame), errors=errors,
+                                    path=name, line_of=_line, report=report)
     table = frame if keep.all() else frame[keep].reset_index(drop=True)
     table = _normalized_dtypes(table)
     if gpu_only:
@@ -90,7 +90,9 @@ def _read(path: Path, name: str) -> pd.DataFrame:
     if path.is_dir():
         raise TraceError(name, "is a directory", expected="a Parquet trace file")
     try:
-        return pq.read_table(path).to_pandas()
+        # converted column by column, each Arrow column freed once converted: the table
+        # is held once, not twice (tens of millions of rows)
+        return pq.read_table(path).to_pandas(self_destruct=True, split_blocks=True)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise TraceError(name, f"not a readable Parquet file: {exc}",
                          expected="a Parquet file written by acmesim (acmesim synth --out "
@@ -119,14 +121,21 @@ def _check_columns(frame: pd.DataFrame, name: str) -> None:
             raise TraceError(name, f"column of type {dtype}", column=column, expected="text")
 
 
-def _checks(frame: pd.DataFrame, cluster_gpus: int | None) -> list[rules.Check]:
+def _checks(frame: pd.DataFrame, cluster_gpus: int | None
+            ) -> Iterator[tuple[int, list[rules.Check]]]:
     """The rules of the job table (``acmesim.jobs.table``; counts may be fractional), plus: a
-    text column of a file holds text."""
-    checks = job_table.table_checks(frame, line_of=_line, fractional=True,
-                                    cluster_gpus=cluster_gpus)
+    text column of a file holds text; a block of rows at a time (``table_check_chunks``)."""
+    return job_table.table_check_chunks(frame, line_of=_line, fractional=True,
+                                        cluster_gpus=cluster_gpus, extra=_text_checks)
+
+
+def _text_checks(frame: pd.DataFrame) -> list[rules.Check]:
+    """A text column of a file holds text (or nothing); a column of a text dtype does by its
+    dtype (an ``object`` column is read value by value)."""
+    checks = []
     for column in TEXT_COLUMNS:
         values = frame[column]
-        if values.dtype.kind == "O":
+        if values.dtype == object:
             bad = ~values.map(lambda v: v is None or isinstance(v, str)).to_numpy(dtype=bool)
             checks.append(rules.Check("not text", column, bad, values, "text"))
     return checks
