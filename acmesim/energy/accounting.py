@@ -32,7 +32,7 @@ import pandas as pd
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.energy.job_util import job_utilization, trace_utilization
 from acmesim.energy.waiting import CLOSED, PACED, Paced, Waiting, waiting_parts
-from acmesim.policies.power.base import PowerModel
+from acmesim.policies.power.base import PowerModel, job_factor
 from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
 
@@ -86,7 +86,10 @@ class PowerAccounting(Extension):
         given = (trace_utilization(self.frame, table.job_id) if self.frame is not None
                  else np.full(n, np.nan))
         self.util, self.drawn_utilization = job_utilization(given, sim.rng.stream("power.gpu_util"))
-        factor = self.model.draw_factor(sim.rng.stream("power.factor"), n)
+        self.servers = np.maximum(1, np.asarray(table.nodes_needed, dtype=np.int64))
+        """GPU servers of each job, one ``power.factor`` draw each."""
+        factors = self.model.draw_factor(sim.rng.stream("power.factor"), self.servers)
+        factor = None if factors is None else job_factor(factors, self.servers)
         run_w = np.asarray(self.model.running_w(self.util, factor), dtype=np.float64)
         per_gpu = np.round((run_w - self.model.idle_w) * MILLI).astype(np.int64)
         self.run_w = self.model.idle_w + per_gpu / MILLI
