@@ -13,8 +13,8 @@ turns them into what the power tables need, with numpy over all intervals at onc
 An interval's overhead is its first ``overhead`` seconds (at most the interval: start-up
 latency on a first start, failure detection, restart and checkpoint restore on a later one);
 its stalls are the growth of the job's ``checkpoint_overhead`` over the interval, spread over
-the utilization intervals it spans exactly as the engine counts them (``CheckpointPace``,
-``acmesim.faults.pacing.stalls_at``).
+the utilization intervals it spans exactly as the engine counts them (the paces' own
+``CheckpointPace.stalls_at``, for all of them at once).
 
 The sums are the ones the accounting made interval by interval as the loop closed them
 (``np.bincount`` adds in row order, as ``+=`` did), term for term in the same order and with
@@ -32,8 +32,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-
-from acmesim.faults.pacing import stalls_at
 
 CLOSED: tuple[str, ...] = (
     "job",            # the job's row in the jobs table
@@ -275,6 +273,7 @@ def _stall_pieces(c: dict[str, np.ndarray], paced: Paced, rows: np.ndarray, step
     pace = pace[owner]
     bins = k[owner] + j
     elapsed = (bins + 1) * step - begin[owner]
+    stalls_at = type(paced.paces[jobs[0]][0]).stalls_at  # the engine's, all paces at once
     before_edge = stalls_at(pace[:, 0], pace[:, 1], pace[:, 2], c["work_done"][rows][owner],
                             pace[:, 3], elapsed)
     stalled = np.where(last, c["stalled"][rows][owner], before_edge)

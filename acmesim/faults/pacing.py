@@ -85,6 +85,14 @@ class CheckpointPace:
         computed = min(rest, self.interval)
         return first + cycles * self.interval + computed, stalled + (rest - computed)
 
+    @staticmethod
+    def stalls_at(interval: np.ndarray | float, stall: np.ndarray | float,
+                  later_stall: np.ndarray | float, done: np.ndarray | float,
+                  work: np.ndarray | float, elapsed: np.ndarray) -> np.ndarray:
+        """``stalls_at`` (the module's), for those who hold a pace but do not import this
+        package (the power accounting)."""
+        return stalls_at(interval, stall, later_stall, done, work, elapsed)
+
     def stalled_at(self, done: float, work: float, elapsed: np.ndarray) -> np.ndarray:
         """``advance(done, work, e)[1]`` for every ``e`` of ``elapsed`` at once: the same float
         operations element by element, so the very same values (``stalls_at``)."""
