@@ -8,14 +8,17 @@ plus ``node_w``, over ``efficiency``). The steady window skips the first 14 days
 Seren job, §2.1, so the cluster has filled) and ends with the submissions (the drain after them
 is not a steady state).
 
-The replay is measured **as replayed** (its own idle GPUs at its own load) and, beside it,
-**at the published idle share** (its unallocated GPUs re-weighted to 29% of the samples: the
-load of the logged month, which the six-month synthetic trace does not have; the held GPUs'
-draws are unchanged). The fit uses the per-GPU median, p75 and p90 (the ``acme`` intensity
-distribution) and the GPU-server mean (the servers' other draw, ``other_w``, in closed form),
-as replayed by default (the shipped constants) or at the published idle share
-(``--fit-load published``); the idle share, the server breakdown (GPUs about 2/3) and the
-GPU-server median, p90 and maximum are left to check.
+The replay is measured **at the published idle share** (its unallocated GPUs re-weighted to
+29% of the samples: the load of the logged month, August 2023, which the six-month synthetic
+trace does not have; the held GPUs' draws are unchanged) and, beside it, **as replayed** (its
+own idle GPUs at its own load). Each (job, server) pair is a sample of its own, at the
+server's intensity (``acme`` draws one per server of each job, as the run did). The fit uses
+the per-GPU median, p75 and p90 (the ``acme`` intensity distribution) and the GPU-server mean
+(the servers' other draw, ``other_w``, in closed form), at the published idle share by
+default (the shipped constants) or as replayed (``--fit-load replayed``); the idle share is
+then used as given (it sets the load), and the fit on the held-out seeds, the server breakdown
+(GPUs about 2/3), the GPU-server median, p90 and maximum and every figure as replayed are left
+to check.
 
 ``python -m calibration.energy [--days 60] [--seeds 1 2 3] [--window steady|august] [--fit]
 [--fit-load replayed|published] [--sensitivity]`` replays the synthetic Seren trace of each
@@ -102,11 +105,12 @@ class Samples:
 
     util: np.ndarray
     """Each job's GPU utilization (the replay's, jobs-table order)."""
-    held: np.ndarray
-    """Each job's GPU-seconds inside the window."""
+    job_servers: np.ndarray
+    """Each job's GPU servers, as the run drew their intensities (``job_power``)."""
     nodes: pd.DataFrame
-    """One row per (job, server) it ran on: ``job`` (row), ``node`` (index), ``gpus``, ``lo``,
-    ``hi`` (its time on that server, clipped to the window)."""
+    """One row per (job, server) it ran on: ``job`` (row), ``node`` (index), ``slot`` (the
+    server's place among the run's per-server draws), ``gpus``, ``lo``, ``hi`` (its time on
+    that server, clipped to the window)."""
     servers: int
     start: float
     end: float
@@ -117,6 +121,11 @@ class Samples:
     def total(self) -> float:
         """GPU-seconds of the whole cluster in the window."""
         return self.servers * GPUS_PER_SERVER * (self.end - self.start)
+
+    @property
+    def held(self) -> np.ndarray:
+        """Each (job, server) row's GPU-seconds inside the window."""
+        return (self.nodes["gpus"] * (self.nodes["hi"] - self.nodes["lo"])).to_numpy()
 
 
 def samples(result: SimulationResult, start: float, end: float) -> Samples:
@@ -133,28 +142,36 @@ def samples(result: SimulationResult, start: float, end: float) -> Samples:
     lo = np.clip(jobs["start_time"].to_numpy(dtype=float), start, end)
     hi = np.clip(jobs["end_time"].to_numpy(dtype=float), start, end)
     gpus = jobs["gpu_num"].to_numpy(dtype=float)
-    held = np.where(gpu, (hi - lo) * gpus, 0.0)
     lists = jobs["nodes"].astype(str).str.split(";")
-    per_node = gpus / lists.str.len().to_numpy()
-    frame = pd.DataFrame({"job": np.arange(len(jobs)), "node": lists, "gpus": per_node,
-                          "lo": lo, "hi": hi})[gpu & (hi > lo)].explode("node")
+    count = lists.str.len().to_numpy()
+    job_servers = result.job_power["servers"].to_numpy(dtype=np.int64)
+    if (count[gpu] != job_servers[gpu]).any():
+        raise ValueError("a GPU job ran on another number of servers than its power draws")
+    slots = [np.arange(k) + first for k, first in
+             zip(job_servers, np.cumsum(job_servers) - job_servers, strict=True)]
+    frame = pd.DataFrame({"job": np.arange(len(jobs)), "node": lists, "slot": slots,
+                          "gpus": gpus / count, "lo": lo, "hi": hi})[gpu & (hi > lo)]
+    frame = frame.explode(["node", "slot"])
     frame["node"] = frame["node"].str.slice(1).astype(int)
+    frame["slot"] = frame["slot"].astype(np.int64)
     servers = int(result.summary["cluster_gpus"]) // GPUS_PER_SERVER
     seed = int(result.config.seed) if result.config is not None else 1
-    return Samples(result.job_power["gpu_util"].to_numpy(dtype=float), held,
+    return Samples(result.job_power["gpu_util"].to_numpy(dtype=float), job_servers,
                    frame.reset_index(drop=True), servers, start, end, ((seed, len(jobs)),))
 
 
 def pooled(parts: list[Samples]) -> Samples:
     """Several replays' windows (same span) as one: their servers side by side."""
-    nodes, offset, rows = [], 0, 0
+    nodes, offset, rows, slots = [], 0, 0, 0
     for part in parts:
         nodes.append(part.nodes.assign(node=part.nodes["node"] + offset,
-                                       job=part.nodes["job"] + rows))
+                                       job=part.nodes["job"] + rows,
+                                       slot=part.nodes["slot"] + slots))
         offset += part.servers
         rows += len(part.util)
+        slots += int(part.job_servers.sum())
     return Samples(np.concatenate([p.util for p in parts]),
-                   np.concatenate([p.held for p in parts]),
+                   np.concatenate([p.job_servers for p in parts]),
                    pd.concat(nodes, ignore_index=True), offset, parts[0].start, parts[0].end,
                    tuple(seed for p in parts for seed in p.seeds))
 
@@ -167,15 +184,16 @@ def at_published_load(weights: np.ndarray, idle: float = PUBLISHED_IDLE) -> np.n
     return out
 
 
-def server_distribution(s: Samples, run_w: np.ndarray, model: Any
+def server_distribution(s: Samples, draws: np.ndarray, model: Any
                         ) -> tuple[np.ndarray, np.ndarray]:
-    """(wall draw in W, seconds) of every server-state segment in the window.
+    """(wall draw in W, seconds) of every server-state segment in the window (``draws``: each
+    (job, server) row's GPU draw).
 
-    A server draws ``(8 x idle_w + sum over its jobs of gpus x (running_w - idle_w) + node_w) /
+    A server draws ``(8 x idle_w + sum over its jobs of gpus x (draw - idle_w) + node_w) /
     efficiency``; its draw steps as jobs start and end on it.
     """
     n = s.nodes
-    step = n["gpus"].to_numpy() * (run_w[n["job"].to_numpy()] - model.idle_w)
+    step = n["gpus"].to_numpy() * (draws - model.idle_w)
     every = np.arange(s.servers)
     node = np.concatenate((n["node"].to_numpy(), n["node"].to_numpy(), every, every))
     time = np.concatenate((n["lo"].to_numpy(), n["hi"].to_numpy(),
@@ -190,24 +208,25 @@ def server_distribution(s: Samples, run_w: np.ndarray, model: Any
     return (gpus_w + model.node_w) / model.efficiency, seconds
 
 
-def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
+def measure(s: Samples, model: Any, draws: np.ndarray | None = None,
             published_load: bool = False, servers: bool = True) -> dict[str, float]:
-    """The simulated value of every target (``run_w``: each job's draw, default the model's for
-    the replay's utilizations; ``published_load``: idle GPUs re-weighted to the published idle
-    share, a diagnostic; ``servers``: also the per-server distribution)."""
-    if run_w is None:
-        run_w = model_draws(model, s)
-    draws = np.concatenate(([model.idle_w], run_w))
-    weights = np.concatenate(([s.total - s.held.sum()], s.held))
+    """The simulated value of every target (``draws``: each (job, server) row's GPU draw,
+    default the model's, as the run drew them; ``published_load``: idle GPUs re-weighted to
+    the published idle share; ``servers``: also the per-server distribution)."""
+    if draws is None:
+        draws = model_draws(model, s)
+    values = np.concatenate(([model.idle_w], draws))
+    held = s.held
+    weights = np.concatenate(([s.total - held.sum()], held))
     if published_load:
         weights = at_published_load(weights)
-    gpu_mean = float(np.dot(draws, weights) / weights.sum())
+    gpu_mean = float((values * weights).sum() / weights.sum())
     server_mean = (GPUS_PER_SERVER * gpu_mean + model.node_w) / model.efficiency
-    low = draws <= IDLE_THRESHOLD_W
+    low = values <= IDLE_THRESHOLD_W
     out = {
-        "gpu_power_median_w": weighted_quantile(draws, weights, 0.5),
-        "gpu_power_p75_w": weighted_quantile(draws, weights, 0.75),
-        "gpu_power_p90_w": weighted_quantile(draws, weights, 0.9),
+        "gpu_power_median_w": weighted_quantile(values, weights, 0.5),
+        "gpu_power_p75_w": weighted_quantile(values, weights, 0.75),
+        "gpu_power_p90_w": weighted_quantile(values, weights, 0.9),
         "server_power_mean_w": server_mean,
         "idle_share": float(weights[low].sum() / weights.sum()),
         "server_gpu_share": GPUS_PER_SERVER * gpu_mean / server_mean,
@@ -216,7 +235,7 @@ def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
         "allocated_low_share": float(weights[1:][low[1:]].sum() / weights.sum()),
     }
     if servers and not published_load:
-        wall, seconds = server_distribution(s, run_w, model)
+        wall, seconds = server_distribution(s, draws, model)
         out["server_power_median_w"] = weighted_quantile(wall, seconds, 0.5)
         out["server_power_p90_w"] = weighted_quantile(wall, seconds, 0.9)
         out["server_power_max_w"] = float(wall[seconds > 0].max())
@@ -224,11 +243,20 @@ def measure(s: Samples, model: Any, run_w: np.ndarray | None = None,
 
 
 def model_draws(model: Any, s: Samples) -> np.ndarray:
-    """Each job's computing draw under ``model``, with each run's ``power.factor`` draws."""
-    factors = [model.draw_factor(RngStreams(seed).fresh("power.factor"), n)
-               for seed, n in s.seeds]
-    factor = None if factors[0] is None else np.concatenate(factors)
-    return np.asarray(model.running_w(s.util, factor), dtype=np.float64)
+    """Each (job, server) row's GPU draw under ``model``, with each run's ``power.factor``
+    draws (one per server of each job, as the run drew them)."""
+    factors = []
+    first = 0
+    for seed, n in s.seeds:
+        servers = s.job_servers[first:first + n]
+        factors.append(model.draw_factor(RngStreams(seed).fresh("power.factor"), servers))
+        first += n
+    job = s.nodes["job"].to_numpy()
+    util = s.util[job]
+    if factors[0] is None:
+        return np.asarray(model.running_w(util), dtype=np.float64)
+    factor = np.concatenate(factors)[s.nodes["slot"].to_numpy()]
+    return np.asarray(model.running_w(util, factor), dtype=np.float64)
 
 
 def replay(days: float, seed: int, power: str = "acme",
@@ -267,11 +295,11 @@ INTENSITY_GRID = (np.arange(0.0, 0.501, 0.025), np.arange(0.35, 0.751, 0.05),
 """Searched intensity low share, mean and concentration."""
 
 
-def fit(s: Samples, published_load: bool = False) -> dict[str, float]:
+def fit(s: Samples, published_load: bool = True) -> dict[str, float]:
     """Grid-search the intensity (low share, mean, concentration) on the three quantiles, then
-    set ``other_w`` to the server mean in closed form; both as replayed (the default, which
-    gives the shipped ``acme`` constants) or at the published idle share (``published_load``:
-    the replay's idle GPUs re-weighted to the power logs' 29%)."""
+    set ``other_w`` to the server mean in closed form; both at the published idle share (the
+    default, which gives the shipped ``acme`` constants: the replay's idle GPUs re-weighted to
+    the power logs' 29%) or as replayed (``published_load=False``)."""
     quantiles = [t for t in TARGETS if t.fitted and t.name.startswith("gpu_power")]
     best: tuple[float, dict[str, float]] = (np.inf, {})
     for low, mean, conc in itertools.product(*INTENSITY_GRID):
@@ -363,9 +391,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--window", choices=sorted(WINDOWS), default="steady")
     parser.add_argument("--fit", action="store_true")
-    parser.add_argument("--fit-load", choices=("replayed", "published"), default="replayed",
-                        help="fit as replayed (default: the shipped acme constants) or with the "
-                             "idle GPUs re-weighted to the published 29%%")
+    parser.add_argument("--fit-load", choices=("replayed", "published"), default="published",
+                        help="fit with the idle GPUs re-weighted to the published 29%% "
+                             "(default: the shipped acme constants) or as replayed")
     parser.add_argument("--sensitivity", action="store_true")
     args = parser.parse_args(argv)
     start, end = window(args.window, args.days)

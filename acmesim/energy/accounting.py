@@ -8,8 +8,9 @@ An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
   running jobs as it sums their GPUs, and records the sum in the same utilization step curve as
   ``busy_gpus`` (``StepRecorder.busy_load``). Power follows exactly the steps utilization does.
 - **when a held GPU waits instead of computing**: as the engine closes a running interval, the
-  accounting notes it (ten numbers: the job, when the interval began and closed, its
-  overhead, the job's checkpoint stalls so far, ...). After the run,
+  accounting notes it (five numbers: the job, when the interval began and closed, its
+  overhead, whether a failure stopped the one before; two more for a job that checkpoints:
+  its work saved and its checkpoint stalls so far). After the run,
   ``acmesim.energy.waiting`` works out with numpy each interval's overhead (its first
   ``overhead`` seconds: the start-up latency of a first start; failure detection on the job's
   own nodes, restart, checkpoint restore) and its checkpoint stalls (``CheckpointPace``), per
@@ -23,7 +24,6 @@ made from what this collects are ``acmesim.energy.extension.PowerExtension``'s.
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 import numpy as np
@@ -31,8 +31,8 @@ import pandas as pd
 
 from acmesim.cluster.spec import ClusterSpec
 from acmesim.energy.job_util import job_utilization, trace_utilization
-from acmesim.energy.waiting import CLOSED, Waiting, waiting_parts
-from acmesim.policies.power.base import PowerModel
+from acmesim.energy.waiting import CLOSED, PACED, Paced, Waiting, waiting_parts
+from acmesim.policies.power.base import PowerModel, job_factor
 from acmesim.sim.extension import Extension, SimulationAPI
 from acmesim.sim.job import Job
 
@@ -56,14 +56,20 @@ class PowerAccounting(Extension):
         self.frame = frame
         self.sim: SimulationAPI | None = None
         self.drawn_utilization = 0
-        self._closed = array("d")
-        """One row of ``CLOSED`` numbers per closed running interval, in closing order (a
-        flat buffer numpy reads without a copy)."""
+        self._closed: list[Any] = []
+        """The ``CLOSED`` numbers of every closed running interval, one after the other, in
+        closing order (a flat list: extending it with a tuple is the cheapest note)."""
         self._note = self._closed.extend
-        self._paces: dict[int, Any] = {}
-        """The ``CheckpointPace`` of every job that closed an interval with one."""
+        self._paced: list[Any] = []
+        """The ``PACED`` numbers of the intervals of checkpointing jobs, likewise."""
+        self._note_paced = self._paced.extend
+        self._paces: dict[int, tuple[Any, float]] = {}
+        """The ``CheckpointPace`` and work of every job that closed an interval with one."""
         self._waiting: Waiting | None = None
         self._waiting_rows = 0
+        self.state_energy: tuple[Any, Waiting, Any] | None = None
+        """The power tables' energy by state and utilization interval, with what it was
+        worked out for (``acmesim.energy.tables``: the table and the summary share it)."""
 
     # ------------------------------------------------------------------ setup
     def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
@@ -80,7 +86,10 @@ class PowerAccounting(Extension):
         given = (trace_utilization(self.frame, table.job_id) if self.frame is not None
                  else np.full(n, np.nan))
         self.util, self.drawn_utilization = job_utilization(given, sim.rng.stream("power.gpu_util"))
-        factor = self.model.draw_factor(sim.rng.stream("power.factor"), n)
+        self.servers = np.maximum(1, np.asarray(table.nodes_needed, dtype=np.int64))
+        """GPU servers of each job, one ``power.factor`` draw each."""
+        factors = self.model.draw_factor(sim.rng.stream("power.factor"), self.servers)
+        factor = None if factors is None else job_factor(factors, self.servers)
         run_w = np.asarray(self.model.running_w(self.util, factor), dtype=np.float64)
         per_gpu = np.round((run_w - self.model.idle_w) * MILLI).astype(np.int64)
         self.run_w = self.model.idle_w + per_gpu / MILLI
@@ -99,19 +108,22 @@ class PowerAccounting(Extension):
     # ------------------------------------------------------------------ intervals
     def on_close(self, job: Job, now: float) -> None:
         """Note the running interval closing now (worked out after the run: ``waiting``)."""
+        self._note((job.index, job.last_start, now, job.overhead, job.stop_cause == "failure"))
         if job.pace is not None:
-            self._paces[job.index] = job.pace
-        self._note((job.index, job.last_start, now, job.overhead, job.checkpoint_overhead,
-                    job.stop_cause == "failure", job.restarts, job.start_time, job.work_done,
-                    job.work))
+            self._paces[job.index] = (job.pace, job.work)
+            self._note_paced((job.work_done, job.checkpoint_overhead))
 
     @property
     def waiting(self) -> Waiting:
         """The waiting parts of every interval closed so far (per job, per utilization
         interval), computed once the run is over (again if more intervals closed since)."""
         if self._waiting is None or self._waiting_rows != len(self._closed):
+            if self.sim is None:
+                raise RuntimeError("power accounting read before it was attached")
             rows = np.array(self._closed, dtype=np.float64).reshape(-1, len(CLOSED))
-            self._waiting = waiting_parts(rows, self._paces, self.gpu_num, self.saving_w,
-                                          self.interval)
+            paced = Paced(self._paces, np.array(self._paced, dtype=np.float64
+                                                ).reshape(-1, len(PACED)))
+            self._waiting = waiting_parts(rows, paced, self.sim.jobs.column("start"),
+                                          self.gpu_num, self.saving_w, self.interval)
             self._waiting_rows = len(self._closed)
         return self._waiting

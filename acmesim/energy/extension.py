@@ -39,9 +39,11 @@ class PowerExtension(PowerAccounting):
                               sim.spec.gpus_per_node)
 
     def job_power(self) -> pd.DataFrame:
-        """Each job's ``gpu_util`` and GPU draw while computing (``running_w``, W), in
-        jobs-table order."""
-        return pd.DataFrame({"gpu_util": self.util, "running_w": self.run_w})
+        """Each job's ``gpu_util``, GPU draw while computing (``running_w``, W: the mean of
+        its servers') and the GPU servers it drew a factor for (``servers``), in jobs-table
+        order."""
+        return pd.DataFrame({"gpu_util": self.util, "running_w": self.run_w,
+                             "servers": self.servers})
 
     def _attached(self) -> SimulationAPI:
         """The simulation this accounting is attached to (an error before ``attach``)."""

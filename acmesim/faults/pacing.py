@@ -85,25 +85,18 @@ class CheckpointPace:
         computed = min(rest, self.interval)
         return first + cycles * self.interval + computed, stalled + (rest - computed)
 
+    @staticmethod
+    def stalls_at(interval: np.ndarray | float, stall: np.ndarray | float,
+                  later_stall: np.ndarray | float, done: np.ndarray | float,
+                  work: np.ndarray | float, elapsed: np.ndarray) -> np.ndarray:
+        """``stalls_at`` (the module's), for those who hold a pace but do not import this
+        package (the power accounting)."""
+        return stalls_at(interval, stall, later_stall, done, work, elapsed)
+
     def stalled_at(self, done: float, work: float, elapsed: np.ndarray) -> np.ndarray:
         """``advance(done, work, e)[1]`` for every ``e`` of ``elapsed`` at once: the same float
-        operations element by element, so the very same values (the power accounting splits
-        long intervals' stalls at every utilization-interval edge with it)."""
-        elapsed = np.asarray(elapsed, dtype=np.float64)
-        checkpoints = self.count(done, work)
-        if checkpoints == 0:
-            return np.zeros(len(elapsed))
-        gap = self._first(done) * self.interval - done
-        first_stall = elapsed - gap
-        later = first_stall - self.stall
-        cycle = self.interval + self.later_stall
-        cycles = np.minimum(np.floor(later / cycle), checkpoints - 1)
-        rest = later - cycles * cycle
-        stalled = self.stall + cycles * self.later_stall
-        tail = np.where(cycles == checkpoints - 1, stalled,
-                        stalled + (rest - np.minimum(rest, self.interval)))
-        return np.where(elapsed <= gap, 0.0,
-                        np.where(first_stall <= self.stall, first_stall, tail))
+        operations element by element, so the very same values (``stalls_at``)."""
+        return stalls_at(self.interval, self.stall, self.later_stall, done, work, elapsed)
 
     def persisted(self, done: float, work: float, elapsed: float) -> float | None:
         """Work of the last checkpoint persisted ``elapsed`` seconds into the interval (None: none).
@@ -118,3 +111,28 @@ class CheckpointPace:
             return None
         j = min(checkpoints, 1 + math.floor(ready / (self.interval + self.later_stall)))
         return (first + j - 1) * self.interval
+
+
+def stalls_at(interval: np.ndarray | float, stall: np.ndarray | float,
+              later_stall: np.ndarray | float, done: np.ndarray | float,
+              work: np.ndarray | float, elapsed: np.ndarray) -> np.ndarray:
+    """``CheckpointPace(interval, stall, later_stall, _).advance(done, work, e)[1]`` element by
+    element over arrays that broadcast (one pace, or one per element): the same float
+    operations, so the very same values (the power accounting splits many intervals' stalls at
+    every utilization-interval edge with it, in one call)."""
+    interval, stall, later_stall, done, work, elapsed = (
+        np.asarray(v, dtype=np.float64) for v in (interval, stall, later_stall, done, work,
+                                                  elapsed))
+    first = np.floor(done / interval + _EPS) + 1  # _first, as a float of the same integer
+    checkpoints = np.maximum(0.0, np.ceil(work / interval - _EPS) - 1 - first + 1)  # count
+    gap = first * interval - done
+    first_stall = elapsed - gap
+    later = first_stall - stall
+    cycle = interval + later_stall
+    cycles = np.minimum(np.floor(later / cycle), checkpoints - 1)
+    rest = later - cycles * cycle
+    stalled = stall + cycles * later_stall
+    tail = np.where(cycles == checkpoints - 1, stalled,
+                    stalled + (rest - np.minimum(rest, interval)))
+    return np.where((checkpoints == 0) | (elapsed <= gap), 0.0,
+                    np.where(first_stall <= stall, first_stall, tail))

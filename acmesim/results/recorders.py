@@ -54,15 +54,20 @@ class StepRecorder:
         """The row's ``COUNTS``, in that order."""
         self._folded = 0
         """Rows at the front that are folded already."""
-
-    def add_load(self, busy_load: int) -> None:
+        self.add_load: Callable[[int], None] = self._add_first_load
         """The last row's ``busy_load``: to be given when it is not 0, and for every row once
-        one was (``self.load`` is then not empty)."""
+        one was (``self.load`` is then not empty). After the first, a C-level append (one a
+        pass with a power model)."""
+
+    def _add_first_load(self, busy_load: int) -> None:
+        """``add_load`` of the first nonzero load: the rows before it get load 0; every later
+        row gives its own, so ``add_load`` then appends directly."""
         load = self.load
         missing = len(self.time) - 1 - len(load)  # rows whose load (0) is not stored yet
         if missing:
             load.frombytes(bytes(8 * missing))
         load.append(busy_load)
+        self.add_load = load.append
 
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:

@@ -41,8 +41,8 @@ class SimulationResult:
     tables: list[tuple[TableSchema, pd.DataFrame]] = dataclasses.field(default_factory=list)
     """Extra result tables of the run (the evaluation tables), with their schemas."""
     job_power: pd.DataFrame | None = None
-    """With a power model: each job's ``gpu_util`` and GPU draw while computing
-    (``running_w``, W), in jobs-table order."""
+    """With a power model: each job's ``gpu_util``, GPU draw while computing (``running_w``,
+    W) and GPU servers it drew a power factor for (``servers``), in jobs-table order."""
     failures: pd.DataFrame | None = None
     """The failures table (one row per injected fault; empty without a failure model)."""
     config: ReplayConfig | None = None

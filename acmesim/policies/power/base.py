@@ -26,8 +26,9 @@ class PowerModelProtocol(Protocol):
     """What the engine calls on a power model (``power=NAME``, registry ``POWERS``).
 
     Built as ``cls(config)``. Nothing is accounted unless ``enabled``. Otherwise, before the
-    run, ``draw_factor`` once for all GPU jobs (stream ``power.factor``) and ``running_w`` for
-    their utilizations; the constant draws (``idle_w``, ``waiting_w`` per GPU, ``node_w`` per
+    run, ``draw_factor`` once for all jobs (stream ``power.factor``; one factor per GPU server
+    of each job) and ``running_w`` for their utilizations at each job's mean factor
+    (``job_factor``); the constant draws (``idle_w``, ``waiting_w`` per GPU, ``node_w`` per
     server, watts) and the conversion ``efficiency`` turn the GPU states into power.
     """
 
@@ -46,8 +47,9 @@ class PowerModelProtocol(Protocol):
         """Draw of a computing GPU at utilization ``util`` (fraction in [0, 1]), watts."""
         ...
 
-    def draw_factor(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
-        """A per-job model factor for ``n`` GPU jobs (None: the model uses none)."""
+    def draw_factor(self, rng: np.random.Generator, servers: np.ndarray) -> np.ndarray | None:
+        """A model factor for each GPU server of each job, job by job (``servers[j]`` of job
+        ``j``; None: the model uses none)."""
         ...
 
 
@@ -68,13 +70,26 @@ class PowerModel(PowerModelProtocol):
     def running_w(self, util: np.ndarray, factor: np.ndarray | None = None) -> np.ndarray:
         """Draw of a computing GPU at utilization ``util`` (fraction in [0, 1]), watts.
 
-        ``factor`` is the per-job value ``draw_factor`` gave (models that use none ignore it).
+        ``factor`` is the job's mean of its servers' ``draw_factor`` values (``job_factor``;
+        models that use none ignore it).
         """
         raise NotImplementedError
 
-    def draw_factor(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
-        """A per-job model factor for ``n`` GPU jobs (None: the model uses none)."""
+    def draw_factor(self, rng: np.random.Generator, servers: np.ndarray) -> np.ndarray | None:
+        """A model factor for each GPU server of each job, job by job (None: none used)."""
         return None
+
+
+def job_factor(factors: np.ndarray, servers: np.ndarray) -> np.ndarray:
+    """Each job's mean of its servers' ``factors`` (``servers[j]`` consecutive ones for job
+    ``j``; 0 for a job of no server). A job's GPUs draw ``running_w`` at it: linear in the
+    factor, it is the mean of the servers' draws (every server of a multi-node job holds the
+    same number of its GPUs)."""
+    import numpy as np
+    servers = np.asarray(servers, dtype=np.int64)
+    owner = np.repeat(np.arange(len(servers)), servers)
+    sums = np.bincount(owner, weights=factors, minlength=len(servers))
+    return sums / np.maximum(servers, 1)
 
 
 def check_draws(idle_w: float, waiting_w: float, node_w: float, efficiency: float) -> None:
