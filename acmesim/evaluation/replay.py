@@ -18,6 +18,7 @@ merged trials load the model once, and higher by one load per extra shard.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pandas as pd
@@ -65,8 +66,14 @@ class EvalReplay:
             return jobs
         cluster = eval_cluster(spec)
         self._slots = metric_slots(cluster)
-        self.requests = decoupled_requests(batches, cols, self.planner, cluster,
-                                           self.request_gpus)
+        collecting = gc.isenabled()
+        gc.disable()  # plans make no reference cycles: collections would only rescan the trace
+        try:
+            self.requests = decoupled_requests(batches, cols, self.planner, cluster,
+                                               self.request_gpus)
+        finally:
+            if collecting:
+                gc.enable()
         return rewritten_table(jobs, self.requests, cols)
 
     def tables(self, frame: pd.DataFrame) -> list[tuple[TableSchema, pd.DataFrame]]:
