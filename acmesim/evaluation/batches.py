@@ -76,11 +76,17 @@ def group_eval_jobs(jobs: pd.DataFrame, columns: TraceColumns | None = None) -> 
         "second": cols.submit_ns[rows] // NS_PER_S,
         "gpu_num": cols.gpu_num[rows],
     })
-    batches = []
-    for positions in keys.groupby(["user", "second", "gpu_num"], sort=False).indices.values():
-        members = tuple(int(r) for r in rows[np.sort(positions)])
-        first = members[0]
-        batches.append(EvalBatch(str(cols.job_id[first]), str(cols.user[first]),
-                                 int(cols.gpu_num[first]), members))
+    group = keys.groupby(["user", "second", "gpu_num"], sort=False).ngroup().to_numpy()
+    order = np.argsort(group, kind="stable")  # by request (first seen first), rows ascending
+    order = order[group[order] >= 0]  # a missing key (-1) is in no request, as groupby drops it
+    members = rows[order]
+    begins = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0]) if len(order) else order
+    firsts = members[begins]
+    bounds = [*begins.tolist(), len(members)]
+    members_list = members.tolist()
+    batches = [EvalBatch(str(job_id), str(user), int(gpus), tuple(members_list[begin:end]))
+               for job_id, user, gpus, begin, end in zip(
+                   cols.job_id[firsts].tolist(), cols.user[firsts].tolist(),
+                   cols.gpu_num[firsts].tolist(), bounds[:-1], bounds[1:], strict=True)]
     batches.sort(key=lambda b: b.first_row)
     return batches

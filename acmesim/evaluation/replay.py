@@ -18,6 +18,7 @@ merged trials load the model once, and higher by one load per extra shard.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pandas as pd
@@ -27,7 +28,7 @@ from acmesim.core.errors import AcmesimError
 from acmesim.evaluation.batches import TraceColumns, group_eval_jobs, read_columns
 from acmesim.evaluation.replay_results import replay_summary, replay_tables
 from acmesim.evaluation.replay_table import rewritten_table
-from acmesim.evaluation.replay_trials import ReplayRequest, coupled_request, decoupled_request
+from acmesim.evaluation.replay_trials import ReplayRequest, coupled_request, decoupled_requests
 from acmesim.evaluation.schedulers import EvalScheduler
 from acmesim.evaluation.spec import EvalCluster
 from acmesim.results.schema import EVAL_JOBS, EVAL_REQUESTS, TableSchema
@@ -65,8 +66,14 @@ class EvalReplay:
             return jobs
         cluster = eval_cluster(spec)
         self._slots = metric_slots(cluster)
-        self.requests = [decoupled_request(b, cols, self.planner, cluster, self.request_gpus)
-                         for b in batches]
+        collecting = gc.isenabled()
+        gc.disable()  # plans make no reference cycles: collections would only rescan the trace
+        try:
+            self.requests = decoupled_requests(batches, cols, self.planner, cluster,
+                                               self.request_gpus)
+        finally:
+            if collecting:
+                gc.enable()
         return rewritten_table(jobs, self.requests, cols)
 
     def tables(self, frame: pd.DataFrame) -> list[tuple[TableSchema, pd.DataFrame]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -28,140 +27,191 @@ from acmesim.results.schema import EVAL_JOBS, EVAL_REQUESTS
 NAN = math.nan
 
 
+@dataclasses.dataclass(frozen=True)
+class _Trials:
+    """The jobs-table rows of every request's engine jobs, flat in request then plan order:
+    request ``r``'s are ``offsets[r]:offsets[r + 1]``. A trial the replay did not simulate has
+    NaN times, no GPU time held and no node."""
+
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    held: list[float]
+    node: list[str]
+    offsets: np.ndarray
+
+
+def _offsets(sizes: list[int]) -> np.ndarray:
+    """Start of each group in a flat array of groups of ``sizes`` (length ``len + 1``)."""
+    return np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+
+
+def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest]) -> _Trials:
+    """The rows of every request's trial job ids (the first row of a repeated id), by one hash
+    lookup of all ids."""
+    wanted = [t.job_id for req in requests for t in req.trials]
+    ids = frame["job_id"].astype(str)
+    first = ~ids.duplicated().to_numpy()
+    found = pd.Index(ids[first]).get_indexer(pd.Index(wanted, dtype=ids.dtype))
+    hit = found >= 0
+    rows = np.flatnonzero(first)[found[hit]]
+
+    def column(name: str) -> np.ndarray:
+        out = np.full(len(wanted), NAN)
+        out[hit] = frame[name].to_numpy(dtype=float)[rows]
+        return out
+
+    held = np.zeros(len(wanted))
+    held[hit] = (frame["run_time"].to_numpy(dtype=float)[rows]
+                 * frame["gpu_num"].to_numpy(dtype=float)[rows])
+    node = np.full(len(wanted), "", dtype=object)
+    node[hit] = [str(n).partition(";")[0] for n in frame["nodes"].iloc[rows].tolist()]
+    return _Trials(column("submit_time"), column("start_time"), column("end_time"),
+                   held.tolist(), node.tolist(), _offsets([len(req.trials) for req in requests]))
+
+
 @dataclasses.dataclass
-class _Trial:
-    """A trial's row of the jobs table (NaN times when it was not simulated)."""
+class _Datasets:
+    """Every request's datasets, flat in request then suite order: when and where its
+    predictions became ready (NaN when a shard was not simulated) and its metric job."""
 
-    submit: float = NAN
-    start: float = NAN
-    end: float = NAN
-    held: float = 0.0
-    node: str = ""
-
-
-def _rows_by_id(frame: pd.DataFrame, wanted: set[str]) -> dict[str, _Trial]:
-    """The jobs table's rows of the ``wanted`` job ids, by id (first row of a repeated id)."""
-    first = frame.drop_duplicates("job_id")
-    first = first[first["job_id"].astype(str).isin(wanted)]
-    nodes = first["nodes"].astype(str).str.split(";").str[0]
-    columns = [first[c].tolist() for c in ("job_id", "submit_time", "start_time", "end_time",
-                                           "run_time", "gpu_num")]  # Python scalars, not NumPy's
-    return {
-        str(j): _Trial(float(s), float(b), float(e), float(h) * float(g), str(n))
-        for j, s, b, e, h, g, n in zip(*columns, nodes.tolist(), strict=True)
-    }
+    ready: np.ndarray
+    node: list[str]
+    trials: list[list[str]]
+    metric_start: np.ndarray
+    metric_end: np.ndarray
+    offsets: np.ndarray
 
 
-@dataclasses.dataclass
-class _Dataset:
-    """Where and when one dataset's predictions became ready, and its metric."""
-
-    request: int
-    index: int
-    ready: float = NAN
-    node: str = ""
-    metric_start: float = NAN
-    metric_end: float = NAN
-
-
-def _datasets(requests: list[ReplayRequest], trials: dict[str, _Trial]) -> list[_Dataset]:
-    """Every dataset's ready time and node (the trial whose shard finished it last)."""
-    out = []
+def _datasets(requests: list[ReplayRequest], trials: _Trials) -> _Datasets:
+    """Every dataset's ready time and node: the shard that finished it last (the first such
+    in plan order), NaN when any of its shards was not simulated (the node is kept)."""
+    offsets = _offsets([len(req.job_ids) for req in requests])
+    shard_dataset: list[int] = []
+    shard_trial: list[int] = []
+    tails: list[float] = []
+    of: list[list[str]] = [[] for _ in range(int(offsets[-1]))]
+    k = 0
     for r, req in enumerate(requests):
-        found = [_Dataset(r, i) for i in range(len(req.job_ids))]
-        missing: set[int] = set()
+        base = int(offsets[r])
         for trial in req.trials:
-            row = trials.get(trial.job_id, _Trial())
             for index, tail in trial.finishes:
-                done = row.end - tail
-                if math.isnan(done):
-                    missing.add(index)
-                elif math.isnan(found[index].ready) or done > found[index].ready:
-                    found[index].ready, found[index].node = done, row.node
-        for index in missing:
-            found[index].ready = NAN
-        out.extend(found)
-    return out
+                shard_dataset.append(base + index)
+                shard_trial.append(k)
+                tails.append(tail)
+                of[base + index].append(trial.job_id)
+            k += 1
+    dataset = np.asarray(shard_dataset, dtype=np.int64)
+    trial_of = np.asarray(shard_trial, dtype=np.int64)
+    done = trials.end[trial_of] - np.asarray(tails, dtype=float)
+    unknown = np.isnan(done)
+    # per dataset: known shards first, latest first, then plan order
+    order = np.lexsort((np.arange(len(done)), -done, unknown, dataset))
+    firsts = order[np.r_[True, dataset[order][1:] != dataset[order][:-1]]] if len(order) else order
+    ready = np.full(len(of), NAN)
+    node = [""] * len(of)
+    for shard in firsts[~unknown[firsts]].tolist():
+        ready[shard_dataset[shard]] = done[shard]
+        node[shard_dataset[shard]] = trials.node[shard_trial[shard]]
+    ready[dataset[unknown]] = NAN
+    return _Datasets(ready, node, of, np.full(len(of), NAN), np.full(len(of), NAN), offsets)
 
 
-def _run_metrics(datasets: list[_Dataset], requests: list[ReplayRequest], slots: int) -> None:
-    """Metric start/end of every dataset: FIFO per node for CPU metrics, none when coupled."""
-    queues: dict[str, list[_Dataset]] = defaultdict(list)
-    for d in datasets:
-        if math.isnan(d.ready):
-            continue
-        if requests[d.request].metrics_on_cpu:
-            queues[d.node].append(d)
-        else:
-            d.metric_end = d.ready
-    for node in sorted(queues):
-        queue = sorted(queues[node], key=lambda d: (d.ready, d.request, d.index))
-        durations = [requests[d.request].metric_s[d.index] for d in queue]
-        starts = fifo_starts([d.ready for d in queue], durations, slots)
-        for d, start, duration in zip(queue, starts, durations, strict=True):
-            d.metric_start, d.metric_end = start, start + duration
+def _run_metrics(datasets: _Datasets, requests: list[ReplayRequest], slots: int) -> np.ndarray:
+    """Metric start/end of every dataset: FIFO per node for CPU metrics, none when coupled;
+    returns each dataset's metric duration (NaN when coupled)."""
+    counts = np.diff(datasets.offsets)
+    request = np.repeat(np.arange(len(requests)), counts)
+    index = np.arange(len(request)) - np.repeat(datasets.offsets[:-1], counts)
+    on_cpu = np.repeat([req.metrics_on_cpu for req in requests], counts).astype(bool)
+    metric_s = np.array([s for req in requests for s in req.metric_s], dtype=float)
+    ready = datasets.ready
+    known = ~np.isnan(ready)
+    coupled = known & ~on_cpu
+    datasets.metric_end[coupled] = ready[coupled]
+    queued = np.flatnonzero(known & on_cpu)
+    nodes = np.array(datasets.node, dtype=object)[queued]
+    queued = queued[np.lexsort((index[queued], request[queued], ready[queued], nodes))]
+    nodes = np.array(datasets.node, dtype=object)[queued]
+    cuts = np.flatnonzero(nodes[1:] != nodes[:-1]) + 1 if len(queued) else np.array([], int)
+    for group in np.split(queued, cuts) if len(queued) else []:
+        durations = metric_s[group].tolist()
+        starts = fifo_starts(ready[group].tolist(), durations, slots)
+        datasets.metric_start[group] = starts
+        datasets.metric_end[group] = [s + d for s, d in zip(starts, durations, strict=True)]
+    return np.where(on_cpu, metric_s, NAN)
 
 
-def _nan_max(values: list[float]) -> float:
-    """Largest value, NaN if any is NaN or there are none."""
-    return NAN if not values or any(math.isnan(v) for v in values) else max(values)
+def _request_table(requests: list[ReplayRequest], cols: TraceColumns, trials: _Trials,
+                   datasets: _Datasets) -> pd.DataFrame:
+    """``eval_requests.csv``: one row per request, reduced over its trials and datasets."""
+    members = np.array([r for req in requests for r in req.batch.rows], dtype=np.int64)
+    member_offsets = datasets.offsets  # one trace job per dataset, in the same order
+    starts = member_offsets[:-1]
+    submit_ns = np.minimum.reduceat(cols.submit_ns[members], starts)
+    recorded_end = np.maximum.reduceat(
+        (cols.start_ns[members] - np.repeat(submit_ns, np.diff(member_offsets))) / 1e9
+        + cols.recorded_run_time[members], starts)
+    first = trials.offsets[:-1]
+    known = np.where(np.isnan(trials.submit), len(trials.submit), np.arange(len(trials.submit)))
+    first_known = np.minimum.reduceat(known, first)
+    padded = np.append(trials.submit, NAN)
+    submit = padded[first_known]
+    first_start = np.minimum.reduceat(trials.start, first)  # NaN if any is NaN
+    gpu_end = np.maximum.reduceat(trials.end, first)
+    results_end = np.maximum.reduceat(datasets.metric_end, starts)
+    bounds = trials.offsets.tolist()
+    held = trials.held
+    return pd.DataFrame({
+        "request_id": [req.batch.request_id for req in requests],
+        "user": [req.batch.user for req in requests], "submit_time": submit,
+        "gpu_num": np.array([req.batch.gpu_num for req in requests], dtype=np.int64),
+        "jobs": np.diff(member_offsets), "trials": np.diff(trials.offsets),
+        "first_start": first_start, "gpu_end": gpu_end, "results_end": results_end,
+        "queue_delay": first_start - submit, "makespan": results_end - submit,
+        "recorded_makespan": recorded_end,
+        "recorded_gpu_time": [req.recorded_gpu_time for req in requests],
+        "gpu_time_held": [float(sum(held[a:b])) for a, b in zip(bounds[:-1], bounds[1:],
+                                                                      strict=True)],
+        "metric_cpu_time": [float(sum(req.metric_s)) if req.metrics_on_cpu else 0.0
+                            for req in requests],
+    }, columns=EVAL_REQUESTS.names)
 
 
-def _request_row(req: ReplayRequest, cols: TraceColumns, rows: list[_Trial],
-                 results: list[float]) -> dict[str, Any]:
-    """One row of ``eval_requests.csv``."""
-    members = list(req.batch.rows)
-    submit_ns = int(cols.submit_ns[members].min())
-    recorded_end = max((cols.start_ns[r] - submit_ns) / 1e9 + cols.recorded_run_time[r]
-                       for r in members)
-    submit = next((t.submit for t in rows if not math.isnan(t.submit)), NAN)
-    first_start = NAN if any(math.isnan(t.start) for t in rows) else min(t.start for t in rows)
-    results_end = _nan_max(results)
-    return {
-        "request_id": req.batch.request_id, "user": req.batch.user, "submit_time": submit,
-        "gpu_num": req.batch.gpu_num, "jobs": len(req.job_ids), "trials": len(req.trials),
-        "first_start": first_start, "gpu_end": _nan_max([t.end for t in rows]),
-        "results_end": results_end, "queue_delay": first_start - submit,
-        "makespan": results_end - submit, "recorded_makespan": float(recorded_end),
-        "recorded_gpu_time": req.recorded_gpu_time,
-        "gpu_time_held": float(sum(t.held for t in rows)),
-        "metric_cpu_time": float(sum(req.metric_s)) if req.metrics_on_cpu else 0.0,
-    }
-
-
-def _job_rows(req: ReplayRequest, found: list[_Dataset]) -> list[dict[str, Any]]:
-    """Rows of ``eval_jobs.csv`` for the datasets of one request."""
-    trials_of: dict[int, list[str]] = defaultdict(list)
-    for trial in req.trials:
-        for index, _ in trial.finishes:
-            trials_of[index].append(trial.job_id)
-    cpu = req.metrics_on_cpu
-    return [{
-        "job_id": req.job_ids[d.index], "request_id": req.batch.request_id,
-        "gpu_num": req.batch.gpu_num, "recorded_run_time": req.recorded_run_times[d.index],
-        "shards": len(trials_of[d.index]), "trials": ";".join(trials_of[d.index]),
-        "predictions_end": d.ready, "metric_s": req.metric_s[d.index] if cpu else NAN,
-        "metric_node": d.node if cpu else "", "metric_start": d.metric_start,
-        "metric_end": d.metric_end if cpu else NAN, "result_time": d.metric_end,
-    } for d in found]
+def _job_table(requests: list[ReplayRequest], datasets: _Datasets,
+               metric_s: np.ndarray) -> pd.DataFrame:
+    """``eval_jobs.csv``: one row per dataset (trace Eval job)."""
+    counts = np.diff(datasets.offsets)
+    on_cpu = ~np.isnan(metric_s)
+    return pd.DataFrame({
+        "job_id": [j for req in requests for j in req.job_ids],
+        "request_id": np.repeat(np.array([req.batch.request_id for req in requests],
+                                         dtype=object), counts),
+        "gpu_num": np.repeat(np.array([req.batch.gpu_num for req in requests],
+                                      dtype=np.int64), counts),
+        "recorded_run_time": [t for req in requests for t in req.recorded_run_times],
+        "shards": np.array([len(t) for t in datasets.trials], dtype=np.int64),
+        "trials": [";".join(t) for t in datasets.trials],
+        "predictions_end": datasets.ready, "metric_s": metric_s,
+        "metric_node": [n if cpu else "" for n, cpu in zip(datasets.node, on_cpu.tolist(),
+                                                           strict=True)],
+        "metric_start": datasets.metric_start,
+        "metric_end": np.where(on_cpu, datasets.metric_end, NAN),
+        "result_time": datasets.metric_end,
+    }, columns=EVAL_JOBS.names)
 
 
 def replay_tables(requests: list[ReplayRequest], cols: TraceColumns, frame: pd.DataFrame,
                   metric_slots: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``eval_requests.csv`` and ``eval_jobs.csv`` of a finished replay's jobs table."""
-    trials = _rows_by_id(frame, {t.job_id for req in requests for t in req.trials})
+    if not requests:
+        return (pd.DataFrame([], columns=EVAL_REQUESTS.names),
+                pd.DataFrame([], columns=EVAL_JOBS.names))
+    trials = _trial_rows(frame, requests)
     datasets = _datasets(requests, trials)
-    _run_metrics(datasets, requests, metric_slots)
-    request_rows, job_rows = [], []
-    start = 0
-    for req in requests:
-        found = datasets[start:start + len(req.job_ids)]
-        start += len(req.job_ids)
-        rows = [trials.get(t.job_id, _Trial()) for t in req.trials]
-        request_rows.append(_request_row(req, cols, rows, [d.metric_end for d in found]))
-        job_rows.extend(_job_rows(req, found))
-    return (pd.DataFrame(request_rows, columns=EVAL_REQUESTS.names),
-            pd.DataFrame(job_rows, columns=EVAL_JOBS.names))
+    metric_s = _run_metrics(datasets, requests, metric_slots)
+    return (_request_table(requests, cols, trials, datasets),
+            _job_table(requests, datasets, metric_s))
 
 
 def _mean_p95(values: np.ndarray) -> tuple[float, float]:

@@ -33,11 +33,13 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest],
     """One row per trial of every request (see the module docstring)."""
     trials = [t for req in requests for t in req.trials]
     counts = [len(req.trials) for req in requests]
-    members = [list(req.batch.rows) for req in requests]
+    members = np.array([r for req in requests for r in req.batch.rows], dtype=np.int64)
+    begins = np.cumsum([0] + [len(req.batch.rows) for req in requests[:-1]], dtype=np.int64)
     anchor = np.repeat([req.batch.first_row for req in requests], counts)
     rows = frame.iloc[anchor].reset_index(drop=True)
-    submit = np.repeat([cols.submit_ns[m].min() for m in members], counts).astype(np.int64)
-    start = np.repeat([cols.start_ns[m].min() for m in members], counts).astype(np.int64)
+    earliest = np.minimum.reduceat
+    submit = np.repeat(earliest(cols.submit_ns[members], begins), counts).astype(np.int64)
+    start = np.repeat(earliest(cols.start_ns[members], begins), counts).astype(np.int64)
     run = np.array([t.run_time for t in trials], dtype=np.float64)
     for column in rows.columns:
         if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:

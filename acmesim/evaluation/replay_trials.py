@@ -28,9 +28,16 @@ from typing import NamedTuple
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation.batches import EvalBatch, TraceColumns
+from acmesim.evaluation.plan import ExecutionOptions
 from acmesim.evaluation.schedulers import EvalScheduler
 from acmesim.evaluation.spec import EvalCluster, ModelSpec
-from acmesim.evaluation.trace import reference_load_s, request_from_eval_jobs
+from acmesim.evaluation.trace import (
+    checked_eval_job,
+    dataset_from_eval_job,
+    model_of_eval_job,
+    reference_load_s,
+    request_from_eval_jobs,
+)
 
 COMPLETED = "COMPLETED"
 
@@ -109,8 +116,16 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
     index = {job_id: i for i, job_id in enumerate(ids)}
     states = [str(cols.state[row]) for row in batch.rows]
     trials = []
+    prefix = f"{batch.request_id}/"
     for trial in plan.trials:  # one per engine job of the replay: trial_state inlined
         shards = trial.shards
+        if len(shards) == 1:  # most trials: the loop below, written out for one shard
+            shard = shards[0]
+            dataset = index[shard.dataset]
+            run_time = load + (shard.prep_s + shard.inference_s)  # tail: run_time - itself = 0
+            trials.append(ReplayTrial(prefix + trial.trial_id, run_time, shard.inference_s,
+                                      states[dataset], ((dataset, 0.0),)))
+            continue
         work = [shard.prep_s + shard.inference_s for shard in shards]
         run_time = load + sum(work)
         done = load
@@ -123,7 +138,62 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
             if state == COMPLETED:
                 state = states[dataset]
         inference = sum([shard.inference_s for shard in shards])
-        trials.append(ReplayTrial(f"{batch.request_id}/{trial.trial_id}", run_time, inference,
+        trials.append(ReplayTrial(prefix + trial.trial_id, run_time, inference,
                                   state, tuple(finishes)))
     metric_s = tuple(request.dataset(j).metric_s for j in ids)
     return ReplayRequest(batch, ids, runs, tuple(trials), metric_s, metrics_on_cpu=True)
+
+
+def decoupled_requests(batches: list[EvalBatch], cols: TraceColumns, planner: EvalScheduler,
+                       cluster: EvalCluster, request_gpus: int = 0) -> list[ReplayRequest]:
+    """``decoupled_request`` of every batch, in order.
+
+    Most requests of a trace are a single Eval job planned with one trial slot; when the
+    planner promises to plan those as one trial of the whole dataset (``single_dataset_whole``,
+    with its ``execution_options``), they are built without planning (``_whole_trial_request``,
+    the same request ``decoupled_request`` returns).
+    """
+    options = _whole_trial_options(planner)
+    loads: dict[int, float] = {}
+    out = []
+    for batch in batches:
+        if (options is not None and len(batch.rows) == 1 and batch.request_id
+                and _one_slot(batch.gpu_num, request_gpus)):  # an empty id: the planner's error
+            out.append(_whole_trial_request(batch, cols, options, cluster, loads))
+        else:
+            out.append(decoupled_request(batch, cols, planner, cluster, request_gpus))
+    return out
+
+
+def _whole_trial_options(planner: EvalScheduler) -> ExecutionOptions | None:
+    """The planner's execution options if it plans one-dataset requests whole (and decouples
+    metrics: otherwise ``decoupled_request`` has the error to raise), else None."""
+    if not getattr(planner, "single_dataset_whole", False):
+        return None
+    options: ExecutionOptions = planner.execution_options()  # type: ignore[attr-defined]
+    return options if options.decouple_metrics else None
+
+
+def _one_slot(gpu_num: int, request_gpus: int) -> bool:
+    """Whether a one-job request of ``gpu_num`` GPUs is planned with a single trial slot."""
+    gpus = request_gpus if request_gpus > 0 else gpu_num
+    return gpus < 2 * gpu_num
+
+
+def _whole_trial_request(batch: EvalBatch, cols: TraceColumns, options: ExecutionOptions,
+                         cluster: EvalCluster, loads: dict[int, float]) -> ReplayRequest:
+    """``decoupled_request`` of a one-job batch planned as one trial ``t000`` of the whole
+    dataset (``loads``: the trial load per GPU count, filled as met)."""
+    row = batch.rows[0]
+    job_id, gpu_num, run = checked_eval_job(str(cols.job_id[row]), batch.gpu_num,
+                                            float(cols.recorded_run_time[row]))
+    load = loads.get(gpu_num)
+    if load is None:
+        model = model_of_eval_job(job_id, gpu_num)
+        load = loads[gpu_num] = trial_load_s(model, cluster, options.decouple_loading)
+    dataset = dataset_from_eval_job(job_id, gpu_num, run)
+    run_time = load + (dataset.prep_s + dataset.inference_s)  # tail: run_time - run_time = 0
+    trial = ReplayTrial(f"{batch.request_id}/t000", run_time, dataset.inference_s,
+                        str(cols.state[row]), ((0, 0.0),))
+    return ReplayRequest(batch, (job_id,), (run,), (trial,), (dataset.metric_s,),
+                         metrics_on_cpu=True)

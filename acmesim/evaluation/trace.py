@@ -57,7 +57,7 @@ def request_from_eval_jobs(
     submit_time: float = 0.0,
 ) -> EvalRequest:
     """One request from trace Eval jobs ``(job_id, gpu_num, run_time)`` sharing one checkpoint."""
-    jobs = [_checked(*job) for job in jobs]
+    jobs = [checked_eval_job(*job) for job in jobs]
     if not jobs:
         raise ConfigError(f"request {request_id!r}: no Eval jobs given")
     gpu_nums = {g for _, g, _ in jobs}
@@ -65,8 +65,7 @@ def request_from_eval_jobs(
         listed = ", ".join(f"{j} ({g} GPUs)" for j, g, _ in jobs)
         raise ConfigError(f"request {request_id!r}: jobs of one request must share gpu_num; "
                           f"got {listed}")
-    gpu_num = gpu_nums.pop()
-    model = ModelSpec(request_id, params=PARAMS_PER_GPU * gpu_num, gpus=gpu_num)
+    model = model_of_eval_job(request_id, gpu_nums.pop())
     datasets = tuple(dataset_from_eval_job(j, g, r) for j, g, r in jobs)
     return EvalRequest(request_id, model, datasets, submit_time)
 
@@ -77,7 +76,12 @@ def request_from_eval_job(job_id: str, gpu_num: int, run_time: float,
     return request_from_eval_jobs(job_id, [(job_id, gpu_num, run_time)], submit_time)
 
 
-def _checked(job_id: str, gpu_num: int, run_time: float) -> tuple[str, int, float]:
+def model_of_eval_job(request_id: str, gpu_num: int) -> ModelSpec:
+    """The checkpoint a request of ``gpu_num``-GPU trace Eval jobs evaluates."""
+    return ModelSpec(request_id, params=PARAMS_PER_GPU * gpu_num, gpus=gpu_num)
+
+
+def checked_eval_job(job_id: str, gpu_num: int, run_time: float) -> tuple[str, int, float]:
     """Validate one job tuple, naming the job and the bad field."""
     if isinstance(gpu_num, bool) or not isinstance(gpu_num, int) or gpu_num < 1:
         raise ConfigError(f"Eval job {job_id!r}: gpu_num must be an integer >= 1, got {gpu_num!r}")

@@ -7,6 +7,7 @@ it plans and executes exactly like ``coupled``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation import calibration as cal
@@ -37,8 +38,18 @@ class DecoupledEvalScheduler:
             if not self.min_trial_s >= 0.0:
                 raise ConfigError(f"min_trial_s must be >= 0, got {self.min_trial_s!r}")
 
+    single_dataset_whole: ClassVar[bool] = True
+    """A one-dataset request with one trial slot (``gpus`` under twice the model's GPUs) is
+    planned as one trial ``t000`` of the whole dataset, executed with ``execution_options``:
+    a cluster replay builds such plans without calling ``plan``
+    (``acmesim.evaluation.replay_trials.decoupled_requests``)."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
+
+    def execution_options(self) -> ExecutionOptions:
+        """The execution techniques of every plan."""
+        return ExecutionOptions(self.config.decouple_loading, self.config.decouple_metrics)
 
     def plan(self, request: EvalRequest, gpus: int) -> EvalPlan:
         """Packed (or one-per-dataset) trials with the configured execution techniques."""
@@ -50,5 +61,4 @@ class DecoupledEvalScheduler:
             )
         else:
             trials = one_trial_per_dataset(request)
-        options = ExecutionOptions(c.decouple_loading, c.decouple_metrics)
-        return EvalPlan(request, trials, options, "decoupled")
+        return EvalPlan(request, trials, self.execution_options(), "decoupled")

@@ -28,6 +28,9 @@ from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
 from acmesim.policies.scheduling._priority import PriorityScheduler
 from acmesim.policies.scheduling.base import NOTHING, Decision
 
+_UNKNOWN: Any = object()
+"""Default of a ``worst`` argument: not given, ask ``worst_rank``."""
+
 UNUSABLE = -(1 << 20)
 """Free count given to nodes that accept no jobs (never fit, never clear)."""
 
@@ -201,8 +204,9 @@ class PreemptiveScheduler(PriorityScheduler):
             return NOTHING
         victims: list[JobInfo] = []
         planned: list[JobInfo] = []
-        if self._worth_planning(view):
-            victims, planned = self.plan(view)
+        worst = self._worst_if_worth_planning(view)
+        if worst is not None:
+            victims, planned = self.plan(view, worst)
             if not victims:
                 best = self.queue.peek()
                 self._failed_plan = (view.cluster.version, best.index if best else -1,
@@ -211,39 +215,49 @@ class PreemptiveScheduler(PriorityScheduler):
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""
+        return self._worst_if_worth_planning(view) is not None
+
+    def _worst_if_worth_planning(self, view: SchedulerView) -> Any:
+        """``worst_rank`` when the best pending job outranks it and a plan for this state has
+        not already found nothing, else None (the cheap tests first)."""
         if not self.may_preempt():
-            return False
-        worst = self.worst_rank(view)
-        if worst is None:
-            return False
+            return None
         best = self.queue.peek()
         if best is None:
-            return False
+            return None
         if self._failed_plan == (view.cluster.version, best.index, self.state_version):
-            return False
-        return self.rank(best, view) < worst
+            return None
+        worst = self.worst_rank(view)
+        if worst is None or not self.rank(best, view) < worst:
+            return None
+        return worst
 
-    def plan(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
+    def plan(self, view: SchedulerView, worst: Any = _UNKNOWN
+             ) -> tuple[list[JobInfo], list[JobInfo]]:
         """Victims to preempt and jobs to start, simulated on a copy of the free counts.
 
         Planned first on how many nodes have each free count (``take_by_count``), which gives
         the same jobs as the node-level plan as long as no job would look for victims; only
         when one may (it does not fit and ``_candidates`` finds some), the plan is redone node
         by node (``plan_on_nodes``). Most passes need no victims, so they skip copying and
-        scanning the per-node free counts.
+        scanning the per-node free counts. ``worst``: ``worst_rank`` if the caller has it.
         """
-        planned = self.plan_by_counts(view)
+        if worst is _UNKNOWN:
+            worst = self.worst_rank(view)
+        planned = self.plan_by_counts(view, worst)
         if planned is not None:
             return [], planned
-        return self.plan_on_nodes(view)
+        return self.plan_on_nodes(view, worst)
 
-    def plan_by_counts(self, view: SchedulerView) -> list[JobInfo] | None:
+    def plan_by_counts(self, view: SchedulerView, worst: Any = _UNKNOWN
+                       ) -> list[JobInfo] | None:
         """The jobs ``plan_on_nodes`` would start when none needs victims, else None."""
         cluster = view.cluster
         gpus = cluster.gpus_per_node
         have = list(map(len, cluster.free_by_count))
         budget = self.preempt_budget(view)
-        worst = self.worst_rank(view)
+        if worst is _UNKNOWN:
+            worst = self.worst_rank(view)
         admit = self._admit
         planned: list[JobInfo] = []
         for job in self.queue.in_order(self.preempt_depth):
@@ -258,13 +272,15 @@ class PreemptiveScheduler(PriorityScheduler):
             planned.append(job)
         return planned
 
-    def plan_on_nodes(self, view: SchedulerView) -> tuple[list[JobInfo], list[JobInfo]]:
+    def plan_on_nodes(self, view: SchedulerView, worst: Any = _UNKNOWN
+                      ) -> tuple[list[JobInfo], list[JobInfo]]:
         """Victims to preempt and jobs to start, simulated on a copy of the nodes' free GPUs."""
         cluster = view.cluster
         gpus = cluster.gpus_per_node
         free = usable_free(cluster)
         budget = self.preempt_budget(view)
-        worst = self.worst_rank(view)
+        if worst is _UNKNOWN:
+            worst = self.worst_rank(view)
         admit = self._admit
         chosen: dict[int, JobInfo] = {}
         planned: list[JobInfo] = []
@@ -318,8 +334,9 @@ class PreemptiveScheduler(PriorityScheduler):
     def _starts(self, view: SchedulerView, planned: list[JobInfo]) -> Iterator[JobInfo]:
         """The planned jobs (those still pending that fit), then the usual fill."""
         admit = self._admit
+        pending = self.queue.entries
         for job in planned:
-            if job in self.queue and (admit is None or admit(job)) and view.fits(job):
+            if job.index in pending and (admit is None or admit(job)) and view.fits(job):
                 yield job
         yield from self.fill(view)
 

@@ -66,6 +66,9 @@ class PriorityScheduler(Scheduler):
         self.strict = bool(getattr(config, "head_of_line", False))
         name = getattr(config, "predictor", None)
         self.estimates = Estimates(name) if name else None
+        self._lane: Callable[[JobInfo], Hashable] | None = (
+            None if type(self).lane is PriorityScheduler.lane else self.lane)
+        """``lane``, or None when the subclass keeps the default (one lane)."""
 
     # ------------------------------------------------------------------ what subclasses say
     def key(self, job: JobInfo, view: SchedulerView) -> Any:
@@ -92,11 +95,13 @@ class PriorityScheduler(Scheduler):
     # ------------------------------------------------------------------ callbacks
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
         """Queue the new job under its key."""
-        self.queue.push(job, self.key(job, view), self.lane(job))
+        lane = self._lane
+        self.queue.push(job, self.key(job, view), None if lane is None else lane(job))
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Queue the stopped job again under its (new) key."""
-        self.queue.push(job, self.key(job, view), self.lane(job))
+        lane = self._lane
+        self.queue.push(job, self.key(job, view), None if lane is None else lane(job))
 
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """The job left the queue."""

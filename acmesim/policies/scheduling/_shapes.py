@@ -81,6 +81,9 @@ class ShapeQueues:
         """Every entry of every shape (removed ones dropped lazily, or when they outnumber the
         pending jobs)."""
         self._pushes = itertools.count()
+        self._version = 0
+        """Bumped by every push and removal (``in_order`` is kept until it changes)."""
+        self._in_order: tuple[int, int, list[JobInfo]] = (-1, 0, [])
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -94,6 +97,7 @@ class ShapeQueues:
     def push(self, job: JobInfo, key: Any, lane: Hashable = None) -> None:
         """Add (or re-key) a pending job."""
         self.remove(job)
+        self._version += 1
         entry = [key, job.index, next(self._pushes), job]
         self.entries[job.index] = entry
         heapq.heappush(self.heaps.setdefault(shape_of(job, lane), []), entry)
@@ -108,6 +112,7 @@ class ShapeQueues:
         entry = self.entries.pop(job.index, None)
         if entry is not None:
             entry[3] = None
+            self._version += 1
 
     def key_of(self, job: JobInfo) -> Any:
         """The key ``job`` is queued with."""
@@ -172,7 +177,17 @@ class ShapeQueues:
         return order[0][3] if order else None
 
     def in_order(self, limit: int) -> list[JobInfo]:
-        """Up to ``limit`` pending jobs in key order (the queues are left as they were)."""
+        """Up to ``limit`` pending jobs in key order (the queues are left as they were; the
+        list is shared until the queues change: do not modify it)."""
+        version, size, jobs = self._in_order
+        if version == self._version and size == limit:
+            return jobs
+        jobs = self._sorted_heads(limit)
+        self._in_order = (self._version, limit, jobs)
+        return jobs
+
+    def _sorted_heads(self, limit: int) -> list[JobInfo]:
+        """``in_order`` read from the heap of all entries."""
         order = self.order
         taken: list[list[Any]] = []
         while order and len(taken) < limit:

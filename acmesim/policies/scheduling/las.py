@@ -162,9 +162,11 @@ class LeastAttainedService(PreemptiveScheduler):
     # ------------------------------------------------------------------ preemption
     def worst_rank(self, view: SchedulerView) -> int | None:
         """The highest queue holding a running job."""
-        for level in range(len(self.running_in) - 1, -1, -1):
-            if any(job.status == "running" for job in self.running_in[level].values()):
-                return level
+        running_in = self.running_in
+        for level in range(len(running_in) - 1, -1, -1):
+            for job in running_in[level].values():  # a loop, not any(): called every pass
+                if job.status == "running":
+                    return level
         return None
 
     def victims(self, view: SchedulerView, rank: int) -> list[JobInfo]:
