@@ -107,7 +107,7 @@ class Simulation:
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
         self.steps = StepRecorder()
-        self._add_step_time, self._add_step_counts = self.steps.add_time, self.steps.add_counts
+        self._add_step_row, self._pack_step_row = self.steps.add_row, self.steps.pack
         self._step_loads = self.steps.load
         self._events = 0
         """Events other than passes processed (``events`` adds the passes)."""
@@ -289,9 +289,10 @@ class Simulation:
             self._pass_due = False
         now = self.env._now
         cluster = self.cluster
-        self._add_step_time(now)  # the step curve's row (StepRecorder.record, written out)
-        self._add_step_counts((self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
-                               self.queued_jobs, self.queued_gpus))
+        # the step curve's row (StepRecorder.record, written out)
+        self._add_step_row(self._pack_step_row(now, self.busy_gpus, cluster.allocated_gpus,
+                                               cluster.busy_nodes, self.queued_jobs,
+                                               self.queued_gpus))
         load = self.busy_load
         if load or self._step_loads:
             self.steps.add_load(load)
