@@ -120,14 +120,6 @@ class Simulation:
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
         self.extensions: tuple[Extension, ...] = tuple(extensions)
         """The attached extensions, in the order their hooks are called."""
-        self._arrival_hooks: list[Callable[[Job], None]] = [
-            e.on_arrival for e in self.extensions if overrides(e, "on_arrival")]
-        """``on_arrival`` of each extension that has one (called before the job is queued)."""
-        self._close_hooks: list[Callable[[Job, float], None]] = [
-            e.on_close for e in self.extensions if overrides(e, "on_close")]
-        """``on_close`` of each extension that has one (the interval ran from
-        ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
-        it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -161,6 +153,15 @@ class Simulation:
         self._finish_hook = self._hooks["on_finish"]
         for extension in self.extensions:
             extension.attach(self)
+        self._arrival_hooks: list[Callable[[Job], None]] = [
+            e.on_arrival for e in self.extensions if overrides(e, "on_arrival")]
+        """``on_arrival`` of each extension that has one that acts in this run (called before
+        the job is queued; read once every extension is attached: ``inert_hooks``)."""
+        self._close_hooks: list[Callable[[Job, float], None]] = [
+            e.on_close for e in self.extensions if overrides(e, "on_close")]
+        """``on_close`` of each extension that has one that acts (the interval ran from
+        ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
+        it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
 
     def _demand_of(self, pool: str) -> Callable[[], int]:
         """A reader of one pool's queued GPU demand."""
