@@ -152,6 +152,9 @@ class Simulation:
         self._arrival_hook = self._hooks["on_arrival"]
         self._start_hook = self._hooks["on_start"]
         self._finish_hook = self._hooks["on_finish"]
+        self._idle_without_pending = getattr(self.scheduler, "idle_without_pending", False)
+        """The scheduler does nothing while no job is pending (``Scheduler``): a pass then
+        skips it (the pass still counts, and records its step)."""
         for extension in self.extensions:
             extension.attach(self)
         self._arrival_hooks: list[Callable[[Job], None]] = [
@@ -301,13 +304,14 @@ class Simulation:
         self._failed = _NO_FAILURE
         self.passes += 1
         try:
-            decision = self.scheduler.schedule(self.view)
-            if decision.preempt:
-                for job in list(decision.preempt):
-                    self.preempt(job)
-            start = self._start
-            for job in decision.start:
-                start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
+            if self.queued_jobs or not self._idle_without_pending:
+                decision = self.scheduler.schedule(self.view)
+                if decision.preempt:
+                    for job in list(decision.preempt):
+                        self.preempt(job)
+                start = self._start
+                for job in decision.start:
+                    start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
         finally:
             self._pass_due = False
         now = self.env._now
