@@ -60,6 +60,9 @@ class FaultInjector(Extension):
 
     sim: SimulationAPI
     """The simulation it is attached to (set by ``attach``)."""
+    inert_hooks: frozenset[str] = frozenset()
+    """``{"on_arrival"}`` once attached to a run whose job preparation changes no job
+    (``JobPreparer.inert``): the engine then skips the hook (``acmesim.sim.extension``)."""
 
     def __init__(self, failure_model: FailureModelProtocol,
                  checkpoint_policy: CheckpointPolicyProtocol,
@@ -87,6 +90,7 @@ class FaultInjector(Extension):
         self.nodes = NodeLifecycle(sim, spares)
         self.preparer = JobPreparer(self.failure_model, self.checkpoint_policy,
                                     sim.rng.stream("failures.jobs"))
+        self.inert_hooks = frozenset({"on_arrival"}) if self.preparer.inert else frozenset()
         topology = sim.cluster.topology
         self.info = ClusterInfo(topology.node_names, sim.cluster.gpus_per_node,
                                 tuple(leaf_name(leaf) for leaf in topology.leaf_of))

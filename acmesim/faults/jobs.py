@@ -46,6 +46,10 @@ class JobPreparer:
         """Checkpoint plan of every GPU job that checkpoints, by engine index."""
         self.failed: dict[int, str] = {}
         """Kind of the modeled job-level failure that ends a job, by engine index."""
+        self.inert = (not self.replace_recorded and not self.model_job_failures
+                      and getattr(checkpoint_policy, "never_checkpoints", False) is True)
+        """Whether preparing a job changes nothing (no recorded outcome replaced, no modeled
+        job failure, no checkpoint pace): the arrival hook may then be skipped."""
 
     def __call__(self, job: Job) -> None:
         """Prepare ``job`` (an engine arrival hook)."""

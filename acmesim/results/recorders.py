@@ -6,6 +6,7 @@ Both store plain arrays/lists (no per-event pandas work); tables are built once 
 from __future__ import annotations
 
 import math
+import struct
 from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -24,10 +25,11 @@ class StepRecorder:
     job), so the counts are stored as 32-bit integers (at most 2**31 - 1 GPUs, nodes or pending
     jobs) and ``busy_load`` as 64-bit.
 
-    Each pass appends its row as it is (``add_time``, ``add_counts``, ``add_load``: two
-    C-level appends a pass, no Python call); the rows are folded into the curve (unchanged rows
-    dropped, the last row at each time kept) in place, in chunks, when ``arrays`` is first asked
-    for, exactly as if each had been folded as it came.
+    Each pass appends its row as it is, packed (``add_row(pack(time, *COUNTS))``: two C calls
+    a pass, no Python call; packing the row whole costs about a fifth of extending an
+    ``array`` by a tuple of its counts), and ``add_load`` if it applies; the rows are folded
+    into the curve (unchanged rows dropped, the last row at each time kept) in place, in
+    chunks, when ``arrays`` is first asked for, exactly as if each had been folded as it came.
     """
 
     FIELDS = ("busy_gpus", "allocated_gpus", "busy_nodes", "queue_length", "queued_gpus",
@@ -38,20 +40,25 @@ class StepRecorder:
     COUNTS = FIELDS[:-1]
     """The fields stored as 32-bit counts (all but ``busy_load``)."""
 
+    ROW = struct.Struct(f"=d{len(COUNTS)}i")
+    """One packed row: the time (float64), then the ``COUNTS`` (int32), native byte order."""
+
+    DTYPE = np.dtype([("time", "=f8"), ("counts", "=i4", (len(COUNTS),))])
+    """The same row as numpy reads it (no padding: ``DTYPE.itemsize == ROW.size``)."""
+
     CHUNK = 1 << 20
     """Rows folded at a time (the fold's temporary arrays stay a few tens of MB)."""
 
     def __init__(self) -> None:
-        self.time = array("d")
-        self.rows = array("i")
-        """The counts of every row (``COUNTS``), row after row."""
+        self.raw = bytearray()
+        """Every row, packed (``ROW``), row after row."""
         self.load = array("q")
         """``busy_load`` of every row, from the first row whose load is not 0 (until then
         empty: without a power model every load is 0, and ``arrays`` gives zeros)."""
-        self.add_time: Callable[[float], None] = self.time.append
-        """Start a row at a time (then ``add_counts``, and ``add_load`` if it applies)."""
-        self.add_counts: Callable[[tuple[int, int, int, int, int]], None] = self.rows.extend
-        """The row's ``COUNTS``, in that order."""
+        self.pack: Callable[..., bytes] = self.ROW.pack
+        """``pack(time, *COUNTS)``: a row, to be given to ``add_row``."""
+        self.add_row: Callable[[bytes], None] = self.raw.extend
+        """Append a packed row (then ``add_load`` if it applies)."""
         self._folded = 0
         """Rows at the front that are folded already."""
         self.add_load: Callable[[int], None] = self._add_first_load
@@ -59,11 +66,15 @@ class StepRecorder:
         one was (``self.load`` is then not empty). After the first, a C-level append (one a
         pass with a power model)."""
 
+    def __len__(self) -> int:
+        """Rows stored (all of the curve's once it is folded)."""
+        return len(self.raw) // self.ROW.size
+
     def _add_first_load(self, busy_load: int) -> None:
         """``add_load`` of the first nonzero load: the rows before it get load 0; every later
         row gives its own, so ``add_load`` then appends directly."""
         load = self.load
-        missing = len(self.time) - 1 - len(load)  # rows whose load (0) is not stored yet
+        missing = len(self) - 1 - len(load)  # rows whose load (0) is not stored yet
         if missing:
             load.frombytes(bytes(8 * missing))
         load.append(busy_load)
@@ -72,35 +83,35 @@ class StepRecorder:
     def record(self, now: float, busy_gpus: int, allocated_gpus: int, busy_nodes: int,
                queue_length: int, queued_gpus: int, busy_load: int = 0) -> None:
         """Add the state at ``now``: replaces a row at the same time, skips an unchanged one."""
-        self.add_time(now)
-        self.add_counts((busy_gpus, allocated_gpus, busy_nodes, queue_length, queued_gpus))
+        self.add_row(self.pack(now, busy_gpus, allocated_gpus, busy_nodes, queue_length,
+                               queued_gpus))
         if busy_load or self.load:
             self.add_load(busy_load)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The curve as read-only numpy arrays (``time`` plus one array per field): views of the
-        recorder's buffers, no copy (a curve has a row per scheduling pass). Call it once the
-        run is over: the buffers cannot grow while a view of them exists."""
+        recorder's buffers, no copy (a curve has a row per scheduling pass; the views of the
+        packed rows are strided). Call it once the run is over: the buffers cannot grow while
+        a view of them exists."""
         self._fold()
-        out: dict[str, np.ndarray] = {"time": _read_only(np.frombuffer(self.time,
-                                                                       dtype=np.float64))}
-        rows = np.frombuffer(self.rows, dtype=np.int32).reshape(-1, len(self.COUNTS))
+        rows = np.frombuffer(self.raw, dtype=self.DTYPE)
+        out: dict[str, np.ndarray] = {"time": _read_only(rows["time"])}
+        counts = rows["counts"]
         for k, name in enumerate(self.COUNTS):
-            out[name] = _read_only(rows[:, k])
+            out[name] = _read_only(counts[:, k])
         out["busy_load"] = _read_only(np.frombuffer(self.load, dtype=np.int64) if self.load
-                                      else np.zeros(len(self.time), dtype=np.int64))
+                                      else np.zeros(len(rows), dtype=np.int64))
         return out
 
     def _fold(self) -> None:
         """Fold the rows added since the last fold into the curve, then drop the rest."""
-        size = len(self.time)
+        size = len(self)
         if self._folded == size:
             return
         if self.load:
             self.load.frombytes(bytes(8 * (size - len(self.load))))
         kept = self._compact(size)
-        del self.time[kept:]
-        del self.rows[kept * len(self.COUNTS):]
+        del self.raw[kept * self.ROW.size:]
         if self.load:
             del self.load[kept:]
         self._folded = kept
@@ -114,8 +125,8 @@ class StepRecorder:
         is compared to it.
         """
         width = len(self.COUNTS)
-        times = np.frombuffer(self.time, dtype=np.float64)
-        rows = np.frombuffer(self.rows, dtype=np.int32).reshape(size, width)
+        packed = np.frombuffer(self.raw, dtype=self.DTYPE)
+        times, rows = packed["time"], packed["counts"]
         loads = np.frombuffer(self.load, dtype=np.int64) if self.load else np.zeros(0, np.int64)
         kept = self._folded
         for first in range(self._folded, size, self.CHUNK):

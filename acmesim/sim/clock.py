@@ -130,7 +130,8 @@ class Clock(simpy.Environment):
                     return None
                 self._now, _, _, event = heappop(queue)
                 if event.__class__ is tuple:  # a direct call
-                    event[0](event[1], event[2])
+                    callback, a, b = event
+                    callback(a, b)
                     continue
                 # None marks a processed event, as in simpy's own step (its stubs say list only)
                 callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]

@@ -20,7 +20,10 @@ its five stages in this order:
 
 The engine calls only ``attach``, ``on_arrival`` and ``on_close`` (``Simulation.extensions``);
 the lifecycle calls the others. Subclassing ``Extension`` inherits a no-op for every stage, so an
-extension writes only the ones it needs, and the engine skips the hooks it does not override.
+extension writes only the ones it needs, and the engine skips the hooks it does not override, and
+those its ``attach`` names in an attribute ``inert_hooks`` (optional, not a member of the
+protocol: a set of the hook names, ``on_arrival`` or ``on_close``, that it overrides but that do
+nothing in this run, e.g. the fault layer's ``on_arrival`` without failures or checkpoints).
 
 What an extension may read and do while the loop runs is ``SimulationAPI``: the small public
 API of ``Simulation`` (the control methods that stop, restart and end jobs and change node
@@ -146,9 +149,11 @@ class Extension(Protocol):
 
 
 def overrides(extension: object, hook: str) -> bool:
-    """Whether ``extension`` does something in ``hook`` (not ``Extension``'s no-op)."""
+    """Whether ``extension`` does something in ``hook``: not ``Extension``'s no-op, and not
+    among its ``inert_hooks`` (read once it is attached)."""
     own = getattr(type(extension), hook, None)
-    return own is not None and own is not getattr(Extension, hook)
+    return (own is not None and own is not getattr(Extension, hook)
+            and hook not in getattr(extension, "inert_hooks", ()))
 
 
 __all__ = ["Extension", "SimulationAPI", "overrides"]

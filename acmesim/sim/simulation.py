@@ -106,8 +106,9 @@ class Simulation:
         self._total = len(table)
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
+        self._record = self.jobs.record
         self.steps = StepRecorder()
-        self._add_step_time, self._add_step_counts = self.steps.add_time, self.steps.add_counts
+        self._add_step_row, self._pack_step_row = self.steps.add_row, self.steps.pack
         self._step_loads = self.steps.load
         self._events = 0
         """Events other than passes processed (``events`` adds the passes)."""
@@ -120,14 +121,6 @@ class Simulation:
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
         self.extensions: tuple[Extension, ...] = tuple(extensions)
         """The attached extensions, in the order their hooks are called."""
-        self._arrival_hooks: list[Callable[[Job], None]] = [
-            e.on_arrival for e in self.extensions if overrides(e, "on_arrival")]
-        """``on_arrival`` of each extension that has one (called before the job is queued)."""
-        self._close_hooks: list[Callable[[Job, float], None]] = [
-            e.on_close for e in self.extensions if overrides(e, "on_close")]
-        """``on_close`` of each extension that has one (the interval ran from
-        ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
-        it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
         pools = ["gpu"] + (["cpu"] if "cpu" in table.pool else [])
         self._queues: dict[str, OrderedDict[int, Job]] = {p: OrderedDict() for p in pools}
         self._demand = dict.fromkeys(pools, 0)
@@ -159,8 +152,22 @@ class Simulation:
         self._arrival_hook = self._hooks["on_arrival"]
         self._start_hook = self._hooks["on_start"]
         self._finish_hook = self._hooks["on_finish"]
+        self._idle_without_pending = getattr(self.scheduler, "idle_without_pending", False)
+        """The scheduler does nothing while no job is pending (``Scheduler``): a pass then
+        skips it (the pass still counts, and records its step)."""
         for extension in self.extensions:
             extension.attach(self)
+        self._arrival_hooks: list[Callable[[Job], None]] = [
+            e.on_arrival for e in self.extensions if overrides(e, "on_arrival")]
+        """``on_arrival`` of each extension that has one that acts in this run (called before
+        the job is queued; read once every extension is attached: ``inert_hooks``)."""
+        self._close_hooks: list[Callable[[Job, float], None]] = [
+            e.on_close for e in self.extensions if overrides(e, "on_close")]
+        """``on_close`` of each extension that has one that acts (the interval ran from
+        ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
+        it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
+        self._plain_arrivals = not self._arrival_hooks and not self._arrival_hook
+        """No hook sees an arriving job (neither an extension's nor the scheduler's)."""
 
     def _demand_of(self, pool: str) -> Callable[[], int]:
         """A reader of one pool's queued GPU demand."""
@@ -227,11 +234,35 @@ class Simulation:
         end = begin + 1
         while end < size and submit[end] == now:
             end += 1
-        if end < size:
-            self._call_direct(submit[end], self._arrive, end, None)
+        if end < size:  # Clock.call_direct, written out (submit times never go back)
+            heappush(self._heap, (submit[end], NORMAL, next(self._eid),  # type: ignore[misc]
+                                  (self._arrive, end, None)))
         self._events += 1
         make = self._make_job
-        arrived = [make(begin)] if end == begin + 1 else list(map(make, range(begin, end)))
+        if end == begin + 1 and self._plain_arrivals:
+            # one job and no hook (most submit times): _enqueue((job,)), written out; the new
+            # job is PENDING already
+            job = make(begin)
+            job.arrival_seq = next(self._seq)
+            pool = job.pool
+            self._queues[pool][begin] = job
+            gpus = job.gpu_num
+            self._demand[pool] += gpus
+            self.queued_jobs += 1
+            self.queued_gpus += gpus
+        else:
+            self._arrive_all([make(begin)] if end == begin + 1 else
+                             list(map(make, range(begin, end))))
+        if not self._pass_due:  # request_pass and Clock.call_last, written out
+            self._pass_due = True
+            env = self.env
+            env._last_key = (now, PASS_PRIORITY, next(self._eid))
+            env._last_call = self._pass
+
+    def _arrive_all(self, arrived: list[Job]) -> None:
+        """The arrivals of ``_on_arrivals`` that have hooks to call or are several: each
+        extension's ``on_arrival`` sees each job before it is queued; the scheduler's, once it
+        is."""
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
@@ -241,11 +272,6 @@ class Simulation:
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
-        if not self._pass_due:  # request_pass and Clock.call_last, written out
-            self._pass_due = True
-            env = self.env
-            env._last_key = (now, PASS_PRIORITY, next(self._eid))
-            env._last_call = self._pass
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
@@ -278,20 +304,22 @@ class Simulation:
         self._failed = _NO_FAILURE
         self.passes += 1
         try:
-            decision = self.scheduler.schedule(self.view)
-            if decision.preempt:
-                for job in list(decision.preempt):
-                    self.preempt(job)
-            start = self._start
-            for job in decision.start:
-                start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
+            if self.queued_jobs or not self._idle_without_pending:
+                decision = self.scheduler.schedule(self.view)
+                if decision.preempt:
+                    for job in list(decision.preempt):
+                        self.preempt(job)
+                start = self._start
+                for job in decision.start:
+                    start(job)  # type: ignore[arg-type]  # policies hand back the engine's jobs
         finally:
             self._pass_due = False
         now = self.env._now
         cluster = self.cluster
-        self._add_step_time(now)  # the step curve's row (StepRecorder.record, written out)
-        self._add_step_counts((self.busy_gpus, cluster.allocated_gpus, cluster.busy_nodes,
-                               self.queued_jobs, self.queued_gpus))
+        # the step curve's row (StepRecorder.record, written out)
+        self._add_step_row(self._pack_step_row(now, self.busy_gpus, cluster.allocated_gpus,
+                                               cluster.busy_nodes, self.queued_jobs,
+                                               self.queued_gpus))
         load = self.busy_load
         if load or self._step_loads:
             self.steps.add_load(load)
@@ -415,7 +443,16 @@ class Simulation:
         self._events += 1
         if epoch != job.epoch or job.status != RUNNING:
             return
-        self._finish(job, job.outcome, job.work)
+        # _finish(job, job.outcome, job.work), written out (once a job)
+        grants, state, work = job.grants, job.outcome, job.work
+        self._close_interval(job)
+        job.work_done = work
+        job.grants = ()
+        job.status = DONE
+        job.end_state = state
+        self._record(job, self.env._now, state, grants)
+        if self._finish_hook:
+            self.scheduler.on_finish(job, self.view)
 
     def _close_interval(self, job: Job) -> float:
         """Release the job's resources and account its running interval; returns its length.

@@ -2,7 +2,6 @@
 
 import math
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,4 +62,4 @@ def test_rows_added_after_a_fold_continue_the_same_curve():
     assert out["time"].tolist() == [1.0, 2.0, 3.0]
     assert out["busy_gpus"].tolist() == [1, 1, 4]
     assert out["busy_load"].tolist() == [0, 0, 5]
-    assert np.frombuffer(recorder.rows, dtype=np.int32).size == 15  # the rest was dropped
+    assert len(recorder) == 3 and len(recorder.raw) == 3 * StepRecorder.ROW.size  # rest dropped

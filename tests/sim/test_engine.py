@@ -56,6 +56,8 @@ def test_job_finishing_at_t_frees_gpus_for_a_job_arriving_at_t_in_the_same_pass(
 class Spy(Fifo):
     """FIFO that records what it sees in every pass."""
 
+    idle_without_pending = False  # it records the passes without a pending job too
+
     def __init__(self):
         super().__init__(None)
         self.seen = []

@@ -69,6 +69,9 @@ class CheckpointPolicyProtocol(Protocol):
     Built as ``cls(config, **context)``. ``plan`` once per GPU job on its arrival, with the
     failure model's ``job_mtbf`` for the job's size when the model knows it (None otherwise);
     the engine then paces the job's work by the plan (stalls, persisted checkpoints, restores).
+    A policy none of whose plans ever checkpoints may say so with a class attribute
+    ``never_checkpoints = True`` (read with a default of False, so it is optional): a run
+    without modeled failures then skips the per-job preparation altogether.
     """
 
     def plan(self, job: Any, mtbf: float | None = None) -> CheckpointPlan:

@@ -16,6 +16,10 @@ from acmesim.policies.checkpoint.base import (
 class NoCheckpoint(CheckpointPolicyProtocol):
     """Never checkpoint (the baseline of the no-checkpoint sanity case, reliability_facts §1.7)."""
 
+    never_checkpoints = True
+    """No plan of this policy checkpoints (``CheckpointPolicyProtocol``): a run may skip
+    planning its jobs."""
+
     def __init__(self, config: Any, **context: Any) -> None:
         self.config = config
 

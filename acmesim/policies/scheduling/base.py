@@ -78,6 +78,12 @@ class Scheduler(SchedulerProtocol):
 
     registry_name: ClassVar[str] = "scheduler"
 
+    idle_without_pending: ClassVar[bool] = False
+    """True if ``schedule`` starts and preempts nothing, and changes nothing of its own, while
+    no job is pending: the engine then skips the call in such a pass (about half of a replay's
+    passes follow an end that leaves the queue empty). Read by the engine with a default of
+    False, so a scheduler that does not subclass this one may say it too."""
+
     def __init__(self, config: Any = None) -> None:
         self.config = config
 

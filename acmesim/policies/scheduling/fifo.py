@@ -20,6 +20,8 @@ from acmesim.policies.scheduling.base import Decision, Scheduler
 class Fifo(Scheduler):
     """First in, first out; the head of each pool's queue blocks the rest."""
 
+    idle_without_pending = True  # with no job pending there is no head to start
+
     def __init__(self, config: Any = None) -> None:
         super().__init__(config)
         self._decision: tuple[SchedulerView | None, Decision] = (None, Decision())

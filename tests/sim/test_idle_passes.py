@@ -1,0 +1,74 @@
+"""A pass with no pending job skips a scheduler that is idle then, and nothing else changes.
+
+The oracle: FIFO (``idle_without_pending``) against the same FIFO that asks to be called in
+every pass, on random small traces of GPU and CPU jobs; every table and the summary's counters
+must be equal, and the skipping FIFO is only called with a job pending.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from factories import cluster, frame, job
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acmesim.policies.scheduling.fifo import Fifo
+from acmesim.run import simulate
+
+
+class Counting(Fifo):
+    """FIFO that counts its calls and checks a job is pending in each."""
+
+    def __init__(self, config=None):
+        super().__init__(config)
+        self.calls = 0
+
+    def schedule(self, view):
+        self.calls += 1
+        assert any(len(queue) for queue in view.queues.values())
+        return super().schedule(view)
+
+
+class Always(Fifo):
+    """FIFO called in every pass."""
+
+    idle_without_pending = False
+
+
+@st.composite
+def traces(draw):
+    """Random GPU and CPU jobs (a CPU job asks 0 GPUs and 1 to 64 threads), integer times."""
+    rows = []
+    for _ in range(draw(st.integers(1, 15))):
+        submit, run = draw(st.integers(0, 200)), draw(st.integers(0, 90))
+        if draw(st.booleans()):
+            rows.append(job(submit, run, 0, 1, cpus=draw(st.integers(1, 64))))
+        else:
+            rows.append(job(submit, run, draw(st.sampled_from([1, 4, 8, 16])),
+                            draw(st.integers(1, 2))))
+    return rows
+
+
+def _run(scheduler, rows):
+    return simulate(frame(rows), cluster(2, cpu_nodes=1, cpus_per_cpu_node=64), scheduler,
+                    cpu_jobs="replay")
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(traces())
+def test_skipping_idle_passes_changes_no_table_and_calls_only_with_a_job_pending(rows):
+    counting = Counting()
+    skipped, every = _run(counting, rows), _run(Always(), rows)
+    pd.testing.assert_frame_equal(skipped.jobs, every.jobs)
+    pd.testing.assert_frame_equal(skipped.utilization, every.utilization)
+    pd.testing.assert_frame_equal(skipped.curve, every.curve)
+    for field in ("events", "simulated_jobs", "makespan", "jct_mean", "queue_delay_mean"):
+        assert skipped.summary[field] == every.summary[field]
+    assert counting.calls <= skipped.summary["events"]
+
+
+def test_a_pass_after_the_last_pending_job_started_does_not_call_the_scheduler():
+    counting = Counting()
+    result = _run(counting, [job(0, 10, 8), job(5, 10, 8)])  # both start on arrival
+    assert counting.calls == 2  # the passes at 0 and 5; not those at the ends (10, 15)
+    assert result.summary["events"] == 2 + 2 + 4  # arrivals, completions, passes
