@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.policies.scheduling.fifo import Fifo
+from acmesim.policies.scheduling.srtf import ShortestRemainingTimeFirst
 from acmesim.run import simulate
 
 
@@ -72,3 +73,21 @@ def test_a_pass_after_the_last_pending_job_started_does_not_call_the_scheduler()
     result = _run(counting, [job(0, 10, 8), job(5, 10, 8)])  # both start on arrival
     assert counting.calls == 2  # the passes at 0 and 5; not those at the ends (10, 15)
     assert result.summary["events"] == 2 + 2 + 4  # arrivals, completions, passes
+
+
+class SrtfAlways(ShortestRemainingTimeFirst):
+    """SRTF called in every pass."""
+
+    idle_without_pending = False
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(traces())
+def test_srtf_skipping_idle_passes_changes_no_table(rows):
+    """SRTF keeps no time-dependent state, so its skipped passes change nothing, preemptions
+    included."""
+    assert ShortestRemainingTimeFirst.idle_without_pending
+    skipped, every = _run(ShortestRemainingTimeFirst(), rows), _run(SrtfAlways(), rows)
+    pd.testing.assert_frame_equal(skipped.jobs, every.jobs)
+    pd.testing.assert_frame_equal(skipped.curve, every.curve)
+    assert skipped.summary["preemptions"] == every.summary["preemptions"]

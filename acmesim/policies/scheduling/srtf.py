@@ -25,6 +25,8 @@ from acmesim.policies.scheduling._preempt import PreemptiveScheduler
 class ShortestRemainingTimeFirst(PreemptiveScheduler):
     """Preemptive shortest (estimated) remaining time first."""
 
+    idle_without_pending = True  # no time-dependent state: with nothing pending, nothing to do
+
     @dataclasses.dataclass(frozen=True)
     class Config:
         """Predictor, head-of-line blocking, and how many pending jobs may preempt per pass."""
