@@ -16,8 +16,16 @@ power model: the number of Python function calls of the whole run (exact and rep
 share of them in the power extension (``acmesim/energy``, ``acmesim/policies/power``), and the
 share of the profiled time spent inside the extension's hooks and tables (cumulative).
 
+Instructions (``--instructions``, deterministic, unaffected by the machine's load): each
+replay's child process under valgrind (``--tool=cachegrind --cache-sim=no``: every
+instruction executed, about 25x slower than a plain run), ``--rounds`` times per build,
+interleaved, beside a child that loads the trace and skips ``simulate``; its count is
+subtracted, so the figure is ``simulate``'s own instructions. ``PYTHONHASHSEED=0`` and one
+BLAS/OpenMP thread keep the count repeatable.
+
     python benchmarks/bench_power.py [--days 30] [--rounds 5] [--baseline main]
     python benchmarks/bench_power.py --count [--days 30]
+    python benchmarks/bench_power.py --instructions [--days 10] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -43,14 +51,19 @@ import acmesim
 from acmesim.run import simulate
 jobs = pd.read_pickle(sys.argv[1])
 scenario, power = sys.argv[2], sys.argv[3]
-kwargs = {} if power == "-" else {"power": power}
+kwargs = {} if power in ("-", "skip") else {"power": power}
 if scenario == "faults":
     kwargs.update(json.loads(sys.argv[4]))
 began, cpu = time.perf_counter(), time.process_time()
-result = simulate(jobs, "seren", "fifo", "consolidate", **kwargs)
+events = 0 if power == "skip" else simulate(jobs, "seren", "fifo", "consolidate",
+                                             **kwargs).summary["events"]
 print(json.dumps({"wall": time.perf_counter() - began, "cpu": time.process_time() - cpu,
-                  "events": result.summary["events"], "module": acmesim.__file__}))
+                  "events": events, "module": acmesim.__file__}))
 """
+
+DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
+                     "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The child's environment for instruction counts (string hashing and thread pools fixed)."""
 
 POWER_CODE = (os.path.join("acmesim", "energy") + os.sep,
               os.path.join("acmesim", "policies", "power") + os.sep)
@@ -73,6 +86,49 @@ def measure(trace: Path, scenario: str, power: str, path: Path | None) -> dict:
                           json.dumps(FAULTS)], check=True, capture_output=True, text=True,
                          env=env, cwd=trace.parent)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def instructions(trace: Path, scenario: str, power: str) -> int:
+    """Instructions executed by one child process (valgrind's cachegrind, no cache model)."""
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+               "--cachegrind-out-file=/dev/null", sys.executable, "-c", CHILD, str(trace),
+               scenario, power, json.dumps(FAULTS)]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, cwd=trace.parent,
+                             env={**os.environ, **DETERMINISTIC_ENV})
+    except FileNotFoundError:
+        raise SystemExit("--instructions needs valgrind on PATH") from None
+    if out.returncode != 0:
+        raise SystemExit(f"the replay failed under valgrind:\n{out.stderr[-2000:]}")
+    for line in out.stderr.splitlines():
+        if "I   refs:" in line:
+            return int(line.split(":")[1].replace(",", ""))
+    raise SystemExit(f"valgrind printed no instruction count:\n{out.stderr[-2000:]}")
+
+
+def counting_instructions(days: float, rounds: int) -> None:
+    """``simulate``'s instructions under ``power=none`` and ``power=acme``, per replay; print
+    each build's counts and the ratio of their medians."""
+    from acmesim.synth import generate_trace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace.pkl"
+        generate_trace(profile="seren", days=days, seed=1).to_pickle(trace)
+        builds = ("skip", "none", "acme")
+        for scenario in ("plain", "faults"):
+            counts: dict[str, list[int]] = {b: [] for b in builds}
+            for k in range(rounds):
+                for build in rotated(list(builds), k):
+                    counts[build].append(instructions(trace, scenario, build))
+            print(f"{scenario}: {days:g} days of synthetic Seren, {rounds} rounds, "
+                  "instructions (valgrind)")
+            for build in builds:
+                values = counts[build]
+                print(f"  {build:5s} median {statistics.median(values):,.0f}  range "
+                      f"{min(values):,}-{max(values):,}")
+            skip = statistics.median(counts["skip"])
+            none, acme = (statistics.median(counts[b]) - skip for b in ("none", "acme"))
+            print(f"  simulate: none {none:,.0f}, acme {acme:,.0f}; acme/none {acme / none:.4f}")
 
 
 def rotated(items: list, k: int) -> list:
@@ -165,15 +221,19 @@ def _power_time(stats: dict) -> float:
 
 
 def main() -> None:
-    """Time the builds (default) or count the power extension's work (``--count``)."""
+    """Time the builds (default), count the power extension's calls (``--count``) or the
+    replays' instructions (``--instructions``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--count", action="store_true")
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     if args.count:
         counting(args.days)
+    elif args.instructions:
+        counting_instructions(args.days, args.rounds)
     else:
         timing(args.days, args.rounds, args.baseline)
 
