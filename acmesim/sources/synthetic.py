@@ -31,6 +31,9 @@ class SyntheticTrace:
         starts: str = "baseline"
         """Recorded starts: baseline (a replay under acme, calibrated) or packer (no replay:
         fast at large scale, the packer's own queueing)."""
+        load: float = 1.0
+        """L x the profile's GPU job rate on the same cluster: L x the offered GPU time per
+        GPU (e.g. 1.3, the power logs' month, docs/energy.md; seren and kalos only)."""
         cache: str = "auto"
         """Where generated traces are kept for reuse by later runs and sweeps: auto
         ($ACMESIM_CACHE_DIR, else ~/.cache/acmesim/traces), none (off), or a directory."""
@@ -39,14 +42,17 @@ class SyntheticTrace:
         from acmesim.synth.generate import check_arguments
 
         check_arguments(config.profile, config.days, config.seed, config.scale,
-                        config.starts)  # fail before anything runs
+                        config.starts, config.load)  # fail before anything runs
         self.config = config
 
     def generator_options(self) -> dict[str, Any]:
         """Every option the generated table depends on (the cache key's options)."""
         c = self.config
-        return {"profile": c.profile, "days": float(c.days), "seed": int(c.seed),
-                "scale": float(c.scale), "starts": c.starts}
+        options = {"profile": c.profile, "days": float(c.days), "seed": int(c.seed),
+                   "scale": float(c.scale), "starts": c.starts}
+        if c.load != 1:  # the key of a trace at the profile's own load is unchanged
+            options["load"] = float(c.load)
+        return options
 
     def load(self) -> pd.DataFrame:
         """The generated jobs as a normalized job table, with per-job ``gpu_util``.

@@ -10,9 +10,14 @@ not part of the output, so the window starts on a busy cluster.
 ``scale=K`` generates for ``K`` x the profile's cluster at the same load per GPU (the profile
 scaled by ``scale.scale_profile``: rates, users, quotas, lab-wide storms); ``starts="packer"``
 keeps the packer's start times instead of the baseline replay's (fast at large ``K``).
+``load=L`` generates ``L`` x the profile's GPU jobs per day on the same cluster (every GPU job
+type's group arrivals ``L`` times as often, everything else the profile's): ``L`` x the
+offered GPU time per GPU, e.g. the busier month of the power logs (docs/energy.md).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -42,6 +47,8 @@ from acmesim.synth.table import JobArrays, build_table
 
 MAX_DAYS = 3660.0
 """Longest span accepted (ten years), a guard against typos."""
+MAX_LOAD = 10.0
+"""Largest GPU job rate factor accepted, a guard against typos."""
 ACME_PROFILES = (SEREN.name, KALOS.name)
 """The profiles of this module's job model (the others bring their own ``make_generator``)."""
 
@@ -53,10 +60,13 @@ replay would dominate the generation; its queueing is the packer's, not the base
 
 
 def check_arguments(profile: str, days: float, seed: int, scale: float = 1.0,
-                    starts: str = "baseline") -> WorkloadProfile:
-    """The profile named ``profile`` scaled ``scale`` x, once every argument is valid; else
-    ``ConfigError`` (``scale.scale_profile`` says which scales are valid)."""
+                    starts: str = "baseline", load: float = 1.0) -> WorkloadProfile:
+    """The profile named ``profile`` scaled ``scale`` x at ``load`` x its GPU job rate, once
+    every argument is valid; else ``ConfigError`` (``scale.scale_profile`` says which scales
+    are valid)."""
     chosen = get_profile(profile)
+    if not 0 < float(load) <= MAX_LOAD:
+        raise ConfigError(f"load must be in (0, {MAX_LOAD:g}], got {load!r}")
     if not 0 < float(days) <= MAX_DAYS:
         raise ConfigError(f"days must be in (0, {MAX_DAYS:g}], got {days!r}")
     if int(seed) < 0 or int(seed) != seed:
@@ -64,19 +74,24 @@ def check_arguments(profile: str, days: float, seed: int, scale: float = 1.0,
     if starts not in STARTS:
         raise ConfigError(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
     if getattr(chosen, "make_generator", None) is not None:  # profiles with their own model
-        if scale != 1 or starts != "baseline":
+        if scale != 1 or starts != "baseline" or load != 1:
             raise ConfigError(f"profile {profile!r} has its own job model: it takes neither "
-                              f"scale nor starts (scale {scale!r}, starts {starts!r} given); "
-                              f"they apply to the Acme profiles ({', '.join(ACME_PROFILES)})")
+                              f"scale, starts nor load (scale {scale!r}, starts {starts!r}, "
+                              f"load {load!r} given); they apply to the Acme profiles "
+                              f"({', '.join(ACME_PROFILES)})")
         return chosen
-    return scale_profile(chosen, scale)
+    scaled = scale_profile(chosen, scale)
+    if load == 1:
+        return scaled
+    return dataclasses.replace(scaled, gpu_jobs_per_day=scaled.gpu_jobs_per_day * float(load))
 
 
 def generate_trace(profile: str, days: float, seed: int, scale: float = 1.0,
-                   starts: str = "baseline") -> pd.DataFrame:
+                   starts: str = "baseline", load: float = 1.0) -> pd.DataFrame:
     """A normalized job table of ``days`` days of cluster ``profile``'s workload (see module),
-    for ``scale`` x its cluster at the same load per GPU (``scale.py``)."""
-    chosen = check_arguments(profile, days, seed, scale, starts)
+    for ``scale`` x its cluster at the same load per GPU (``scale.py``), at ``load`` x the
+    profile's GPU job rate."""
+    chosen = check_arguments(profile, days, seed, scale, starts, load)
     make = getattr(chosen, "make_generator", None)  # profiles with their own job model
     if make is not None:
         return make(float(days), int(seed)).run()

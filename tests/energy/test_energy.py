@@ -214,7 +214,8 @@ def test_plot_of_a_powered_run_draws_power_by_state(tmp_path, capsys):
 # ---------------------------------------------------------------------------- calibration
 @pytest.fixture(scope="module")
 def short_seren():
-    """A 12-day calibration replay (synthetic Seren, recorded starts, no failures)."""
+    """A 12-day calibration replay (synthetic Seren at the logged month's load, recorded
+    starts, no failures)."""
     from calibration.energy import replay
 
     return replay(days=12, seed=1)
@@ -226,26 +227,62 @@ def test_on_a_short_seren_replay_at_the_logged_load_the_calibration_criteria_hol
 
     result, model = short_seren
     s = samples(result, 5 * DAY, 12 * DAY)
-    # at the logged month's load (unallocated GPUs re-weighted to the published 29%), the
-    # criteria of the brief hold together at this small scale: median, p90, idle share, server
-    # mean (the fit was on 60 days; these 7 days are other jobs)
-    at_logged = measure(s, model, published_load=True)
+    # a genuine replay at the logged month's load: the criteria of the brief hold together at
+    # this small scale (median, p90, idle share, GPU-server mean), and the server median
+    # (the fit was on 60 days; these 7 days are other jobs)
+    measured = measure(s, model)
     by_name = {t.name: t for t in TARGETS}
-    for name in ("gpu_power_median_w", "gpu_power_p90_w", "idle_share", "server_power_mean_w"):
-        assert at_logged[name] == pytest.approx(by_name[name].value, rel=0.15), name
-    # as replayed, the tail and the server figures hold; the median is the idle draw, since the
-    # replay leaves over half of the GPUs unallocated here
-    replayed = measure(s, model)
-    for name in ("gpu_power_p90_w", "server_power_p90_w", "server_power_max_w"):
-        assert replayed[name] == pytest.approx(by_name[name].value, rel=0.15), name
-    assert replayed["gpu_power_median_w"] == model.idle_w
+    for name in ("gpu_power_median_w", "gpu_power_p90_w", "idle_share", "server_power_mean_w",
+                 "server_power_median_w", "server_power_p90_w", "server_power_max_w"):
+        assert measured[name] == pytest.approx(by_name[name].value, rel=0.15), name
     # the samples <= 70 W are the replay's unallocated GPUs plus held ones near idle draw
     u = result.utilization
     window = u[(u["interval_start"] >= 5 * DAY) & (u["interval_end"] <= 12 * DAY)]
     unallocated = 1.0 - window["busy_gpus"].mean() / result.summary["cluster_gpus"]
-    assert replayed["unallocated_share"] == pytest.approx(unallocated, rel=1e-9)
-    assert replayed["idle_share"] == pytest.approx(
-        unallocated + replayed["allocated_low_share"], rel=1e-9)
+    assert measured["unallocated_share"] == pytest.approx(unallocated, rel=1e-9)
+    assert measured["idle_share"] == pytest.approx(
+        unallocated + measured["allocated_low_share"], rel=1e-9)
+
+
+def test_a_higher_load_is_more_gpu_jobs_on_the_same_cluster_and_the_same_cpu_jobs():
+    from acmesim.core.errors import ConfigError
+    from acmesim.sources import TRACES
+    from acmesim.synth import generate_trace
+
+    base = generate_trace("seren", 4, 3, starts="packer")
+    busy = generate_trace("seren", 4, 3, starts="packer", load=1.3)
+    gpu = (base["gpu_num"] > 0).sum(), (busy["gpu_num"] > 0).sum()
+    assert gpu[1] / gpu[0] == pytest.approx(1.3, rel=0.1)
+    assert (busy["gpu_num"] == 0).sum() == (base["gpu_num"] == 0).sum()
+    # a trace at the profile's own load keeps its cache key; another load has its own
+    options = TRACES.create("synthetic", {"days": 4, "seed": 3}).generator_options()
+    assert "load" not in options
+    assert TRACES.create("synthetic", {"days": 4, "load": 1.3}).generator_options()[
+        "load"] == 1.3
+    with pytest.raises(ConfigError, match="load must be in"):
+        generate_trace("seren", 4, 3, load=0)
+    with pytest.raises(ConfigError, match="load"):
+        generate_trace("taskdl", 4, 3, load=1.3)
+
+
+def test_the_busy_server_breakdown_is_the_hand_computed_one():
+    from calibration.energy import Samples, busy_breakdown
+
+    # one server; job 0 holds 4 GPUs over [0, 10) at 100 W, job 1 the other 4 over [5, 10)
+    # at 300 W; window [0, 20): all 8 GPUs are held over [5, 10) only
+    nodes = pd.DataFrame({"job": [0, 1], "node": [0, 0], "slot": [0, 1], "gpus": [4.0, 4.0],
+                          "lo": [0.0, 5.0], "hi": [10.0, 10.0]})
+    s = Samples(np.ones(2), np.ones(2, dtype=np.int64), nodes, 1, 0.0, 20.0, ((1, 2),))
+    model = POWERS.create("acme")
+    out = busy_breakdown(s, np.array([100.0, 300.0]), model)
+    gpu_w = 8 * 60.0 + 4 * 40.0 + 4 * 240.0  # 1,600 W over [5, 10)
+    share = 0.904 * gpu_w / (gpu_w + 328.0 + 894.0)  # of the wall draw: the loss included
+    assert out["server_gpu_share_full"] == pytest.approx(share, rel=1e-12)
+    assert out["server_gpu_share_top"] == pytest.approx(share, rel=1e-12)  # the top decile
+    assert out["server_full_share"] == pytest.approx(5 / 20, rel=1e-12)
+    assert out["server_power_mean_full_w"] == pytest.approx((gpu_w + 1222.0) / 0.904)
+    assert out["server_cpu_share_full"] == pytest.approx(0.904 * 328.0 / (gpu_w + 1222.0),
+                                                         rel=1e-12)
 
 
 def test_the_calibration_draws_are_the_runs_and_integrate_to_its_own_energy(short_seren):
@@ -294,23 +331,6 @@ def test_the_august_window_is_days_153_to_183_and_needs_a_183_day_replay():
     assert window("steady", 60) == (14 * DAY, 60 * DAY)
     with pytest.raises(SystemExit, match="--days 183"):
         window("august", 60)
-
-
-def test_at_the_published_load_the_unallocated_gpus_are_29_percent_and_held_draws_unchanged(
-        short_seren):
-    from calibration.energy import DAY, measure, samples
-
-    result, model = short_seren
-    s = samples(result, 5 * DAY, 12 * DAY)
-    replayed = measure(s, model, servers=False)
-    published = measure(s, model, published_load=True, servers=False)
-    assert replayed["unallocated_share"] > 0.4  # this short replay leaves many GPUs free
-    assert published["unallocated_share"] == pytest.approx(0.29, rel=1e-12)
-    # only the idle GPUs' weight moves: the held GPUs' mean draw is the same
-    held = {k: (m["gpu_power_mean_w"] - m["unallocated_share"] * model.idle_w)
-            / (1 - m["unallocated_share"]) for k, m in (("r", replayed), ("p", published))}
-    assert held["p"] == pytest.approx(held["r"], rel=1e-9)
-    assert published["gpu_power_median_w"] > replayed["gpu_power_median_w"]
 
 
 def test_a_held_gpu_at_utilization_zero_draws_as_an_idle_one():
