@@ -273,7 +273,7 @@ def test_the_busy_server_breakdown_is_the_hand_computed_one():
     nodes = pd.DataFrame({"job": [0, 1], "node": [0, 0], "slot": [0, 1], "gpus": [4.0, 4.0],
                           "lo": [0.0, 5.0], "hi": [10.0, 10.0]})
     s = Samples(np.ones(2), np.ones(2, dtype=np.int64), nodes, 1, 0.0, 20.0, ((1, 2),))
-    model = POWERS.create("acme")
+    model = POWERS.create("acme", {"cpu_w": 328.0, "other_w": 894.0})
     out = busy_breakdown(s, np.array([100.0, 300.0]), model)
     gpu_w = 8 * 60.0 + 4 * 40.0 + 4 * 240.0  # 1,600 W over [5, 10)
     share = 0.904 * gpu_w / (gpu_w + 328.0 + 894.0)  # of the wall draw: the loss included
