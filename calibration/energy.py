@@ -220,7 +220,8 @@ def busy_breakdown(s: Samples, draws: np.ndarray, model: Any) -> dict[str, float
     """The GPUs' share of the servers' wall energy in two busy states: the server-time in the
     top decile of the window's server draw (``server_gpu_share_top``: GPUs near their TDP) and
     the server-time with all 8 GPUs held by running jobs (``server_gpu_share_full``); that
-    state's share of the server time, its mean wall draw and the CPUs' share of it."""
+    state's share of the server time, its mean wall draw and the CPUs' share of it (NaN for a
+    model without a ``cpu_w``)."""
     gpus = s.nodes["gpus"].to_numpy()
     (above, held), seconds = server_levels(s, [gpus * (draws - model.idle_w), gpus])
     gpu_w = GPUS_PER_SERVER * model.idle_w + above
@@ -231,7 +232,8 @@ def busy_breakdown(s: Samples, draws: np.ndarray, model: Any) -> dict[str, float
     return {"server_gpu_share_top": float(np.dot(gpu_w[top], seconds[top])
                                           / np.dot(wall[top], seconds[top])),
             "server_gpu_share_full": float(np.dot(gpu_w[full], seconds[full])) / energy,
-            "server_cpu_share_full": float(model.config.cpu_w * seconds[full].sum() / energy),
+            "server_cpu_share_full": float(getattr(model.config, "cpu_w", np.nan)
+                                           * seconds[full].sum() / energy),
             "server_full_share": float(seconds[full].sum() / seconds.sum()),
             "server_power_mean_full_w": energy / float(seconds[full].sum())}
 
