@@ -25,7 +25,7 @@ BLAS/OpenMP thread keep the count repeatable.
 
     python benchmarks/bench_power.py [--days 30] [--rounds 5] [--baseline main]
     python benchmarks/bench_power.py --count [--days 30]
-    python benchmarks/bench_power.py --instructions [--days 10] [--rounds 3]
+    python benchmarks/bench_power.py --instructions [--days 5] [--rounds 2] [--scenarios plain]
 """
 
 from __future__ import annotations
@@ -106,16 +106,17 @@ def instructions(trace: Path, scenario: str, power: str) -> int:
     raise SystemExit(f"valgrind printed no instruction count:\n{out.stderr[-2000:]}")
 
 
-def counting_instructions(days: float, rounds: int) -> None:
-    """``simulate``'s instructions under ``power=none`` and ``power=acme``, per replay; print
-    each build's counts and the ratio of their medians."""
+def counting_instructions(days: float, rounds: int,
+                          scenarios: tuple[str, ...] = ("plain", "faults")) -> None:
+    """``simulate``'s instructions under ``power=none`` and ``power=acme``, per replay of
+    ``scenarios``; print each build's counts and the ratio of their medians."""
     from acmesim.synth import generate_trace
 
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "trace.pkl"
         generate_trace(profile="seren", days=days, seed=1).to_pickle(trace)
         builds = ("skip", "none", "acme")
-        for scenario in ("plain", "faults"):
+        for scenario in scenarios:
             counts: dict[str, list[int]] = {b: [] for b in builds}
             for k in range(rounds):
                 for build in rotated(list(builds), k):
@@ -229,11 +230,13 @@ def main() -> None:
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--count", action="store_true")
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--scenarios", nargs="+", choices=("plain", "faults"),
+                        default=["plain", "faults"], help="replays of --instructions")
     args = parser.parse_args()
     if args.count:
         counting(args.days)
     elif args.instructions:
-        counting_instructions(args.days, args.rounds)
+        counting_instructions(args.days, args.rounds, tuple(args.scenarios))
     else:
         timing(args.days, args.rounds, args.baseline)
 
