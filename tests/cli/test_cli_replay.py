@@ -75,7 +75,8 @@ def test_synthetic_trace_options(standins):
                   "hydra.run.dir=out") == 0
     assert standins[0][0].trace == Choice("synthetic", {"profile": "kalos", "days": 30.0,
                                                         "seed": 1, "scale": 1.0,
-                                                        "starts": "baseline", "cache": "auto"})
+                                                        "starts": "baseline", "load": 1.0,
+                                                        "cache": "auto"})
 
 
 BAD = [
