@@ -5,10 +5,13 @@ entry point of ``acmesim validate`` (``--against published``: the per-type Seren
 R-SUM mean and median), and tabulated into ``results/fidelity.csv`` and ``results/table.md``.
 ``--sensitivity`` also replays one shorter Seren trace with each chosen parameter moved, into
 ``results/sensitivity.md``; ``--kalos-sensitivity`` (alone) replays the Kalos traces with
-Kalos's start-up moved, into ``results/kalos_sensitivity.md``. Usage::
+Kalos's start-up moved, into ``results/kalos_sensitivity.md``; ``--team-sensitivity`` (alone)
+replays the Seren traces with MLLM as a team of its own quota (``acme``'s ``team_quotas``),
+into ``results/team_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --team-sensitivity
 """
 
 from __future__ import annotations
