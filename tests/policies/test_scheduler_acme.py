@@ -134,7 +134,7 @@ def test_by_default_every_debug_job_reclaims_a_node_from_best_effort_jobs():
 def test_a_team_quota_delays_the_teams_jobs_beyond_it_and_no_others():
     # MLLM as a team with a quota of 8 of the 32 GPUs (rule 6), outside the pool: s1 fills the
     # 8-GPU pool, yet m1 (8 GPUs) starts at once in MLLM's own quota. m2 (4 GPUs, t=5) would
-    # take the team to 12 > 8 GPUs and waits for m1's end (t=100) although 16 GPUs are free;
+    # take the team to 12 > 8 GPUs and waits for m1's end (t=100) while 8 GPUs stay free;
     # s2 (SFT, 8 GPUs, beyond the pool) starts best-effort at t=5. m3 (16 GPUs, larger than the
     # quota, t=120) starts when the team holds nothing: at m2's end, 100 + 50 = 150.
     rows = [("s1", "a", "SFT", 0, 300, 8, 1), ("m1", "b", "MLLM", 0, 100, 8, 1),

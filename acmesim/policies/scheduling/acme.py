@@ -54,10 +54,11 @@ for what-if variants, this is the baseline they are compared with):
    Seren, acme_facts.md §2.2, R-FIG). The candidate is MLLM (a multimodal team, §2.2; its
    published queueing has a short p90, 10 s, and a long p99, 12,103 s, §2.5: most jobs start at
    once, a few wait hours, as under an occasionally exhausted quota). [Measured, not adopted]
-   On 183 days of synthetic Seren the outcome is a knife edge: 0.086 (published share) queues
-   MLLM for days (p90 81,926 s on seed 1); 0.15 gives MLLM p99 2.5-3.3x, 0.2 gives 0.16x on seed
-   1; 0.17 (389 GPUs) fails one check fewer than the default on each of seeds 1-3, but
-   MLLM's p99 then swings from 0.23x (seed 1) to 1.4x (seed 3) and its p90 still fails on seeds
+   On 183 days of synthetic Seren (seeds 1-3) the published share (0.086) queues MLLM for days
+   (p90 81,926 s on seed 1); 0.17, 0.2 and 0.3 fail 10, 11 and 12 of the 3 x 27 checks against
+   the default's 13, mostly through MLLM's p90, while MLLM's p99 is met only at 0.17 on seeds
+   2 and 3 (0.23x on seed 1) or 0.15 on seed 3: a knife edge with no published value to fix it
+   [chosen: off]; MLLM's p90 at 0.17 still fails on seeds
    2 and 3. The table is ``experiments/fidelity/results/team_sensitivity.md``.
 
 Queueing therefore comes from the pool filling up and from the cluster's start-up latency
