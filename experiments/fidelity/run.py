@@ -5,10 +5,13 @@ entry point of ``acmesim validate`` (``--against published``: the per-type Seren
 R-SUM mean and median), and tabulated into ``results/fidelity.csv`` and ``results/table.md``.
 ``--sensitivity`` also replays one shorter Seren trace with each chosen parameter moved, into
 ``results/sensitivity.md``; ``--kalos-sensitivity`` (alone) replays the Kalos traces with
-Kalos's start-up moved, into ``results/kalos_sensitivity.md``. Usage::
+Kalos's start-up moved, into ``results/kalos_sensitivity.md``; ``--team-sensitivity`` (alone)
+replays the Seren traces with MLLM as a team of its own quota (``acme``'s ``team_quotas``),
+into ``results/team_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --team-sensitivity
 """
 
 from __future__ import annotations
@@ -186,6 +189,30 @@ def kalos_sensitivity(days: float, seeds: list[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
+TEAM_QUOTAS: tuple[float, ...] = (0.15, 0.17, 0.2, 0.3)
+"""MLLM team quotas (share of the GPUs) of the rule-6 sensitivity runs."""
+
+
+def team_sensitivity(days: float, seeds: list[int]) -> str:
+    """MLLM's p90 / p99 and the checks failed per seed with MLLM as a team of its own quota."""
+    lines = [f"Seren, {days:g} days; MLLM as its own team (`acme` rule 6, `team_quotas`): MLLM "
+             "p90 / p99 (s; published 10 / 12,103) and checks failed of 27, per seed", "",
+             "| MLLM team quota | " + " | ".join(f"seed {s}" for s in seeds) + " |",
+             "|---|" + "---|" * len(seeds)]
+    variants = [("none (default: MLLM in the pool)", {})] + [
+        (f"{q:g} ({q * 2288:,.0f} GPUs)", {"team_quotas": {"MLLM": q}}) for q in TEAM_QUOTAS]
+    for label, options in variants:
+        cells = []
+        for seed in seeds:
+            result, _ = validate(trace("seren", days, seed), options=options,
+                                 against="published")
+            mllm = next(row for row in result.types if row.type == "MLLM")
+            failed = sum(len(row.failures) for row in result.types) + len(result.failures)
+            cells.append(f"{fmt(mllm.simulated[90])} / {fmt(mllm.simulated[99])}, {failed}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -195,7 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sensitivity-days", type=float, default=30.0)
     p.add_argument("--kalos-sensitivity", action="store_true",
                    help="only the Kalos start-up sensitivity (results/kalos_sensitivity.md)")
+    p.add_argument("--team-sensitivity", action="store_true",
+                   help="only the MLLM team-quota sensitivity (results/team_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.team_sensitivity:
+        text = team_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "team_sensitivity.md", text)
+        print(text)
+        return 0
     if args.kalos_sensitivity:
         text = kalos_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "kalos_sensitivity.md", text)

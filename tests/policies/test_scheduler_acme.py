@@ -129,3 +129,22 @@ def test_by_default_every_debug_job_reclaims_a_node_from_best_effort_jobs():
     assert jobs.loc["e4", "end_time"] == 60 + 40 + 290
     with pytest.raises(ConfigError, match="reserved_debug_above"):
         SCHEDULERS.create("acme", {"reserved_debug_above": -1})
+
+
+def test_a_team_quota_delays_the_teams_jobs_beyond_it_and_no_others():
+    # MLLM as a team with a quota of 8 of the 32 GPUs (rule 6), outside the pool: s1 fills the
+    # 8-GPU pool, yet m1 (8 GPUs) starts at once in MLLM's own quota. m2 (4 GPUs, t=5) would
+    # take the team to 12 > 8 GPUs and waits for m1's end (t=100) while 8 GPUs stay free;
+    # s2 (SFT, 8 GPUs, beyond the pool) starts best-effort at t=5. m3 (16 GPUs, larger than the
+    # quota, t=120) starts when the team holds nothing: at m2's end, 100 + 50 = 150.
+    rows = [("s1", "a", "SFT", 0, 300, 8, 1), ("m1", "b", "MLLM", 0, 100, 8, 1),
+            ("m2", "b", "MLLM", 5, 50, 4, 1), ("s2", "a", "SFT", 5, 300, 8, 1),
+            ("m3", "c", "MLLM", 120, 10, 16, 2)]
+    options = {**POOL_8, "best_effort": {"SFT": 0, "MLLM": 0}}
+    jobs, _ = run(rows, "acme", nodes=4, options={**options, "team_quotas": {"MLLM": 0.25}})
+    assert starts(jobs) == {"s1": 0.0, "m1": 0.0, "m2": 100.0, "s2": 5.0, "m3": 150.0}
+    # Without the team quota MLLM is a pool type running best-effort: nothing waits.
+    plain, _ = run(rows, "acme", nodes=4, options={**options, "team_quotas": {}})
+    assert starts(plain) == {"s1": 0.0, "m1": 0.0, "m2": 5.0, "s2": 5.0, "m3": 120.0}
+    with pytest.raises(ConfigError, match="team_quotas"):
+        SCHEDULERS.create("acme", {"team_quotas": {"MLLM": 1.5}})
