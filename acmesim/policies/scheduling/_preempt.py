@@ -206,12 +206,39 @@ class PreemptiveScheduler(PriorityScheduler):
         planned: list[JobInfo] = []
         worst = self._worst_if_worth_planning(view)
         if worst is not None:
+            sole = self._sole_fitting(view)
+            if sole is not None:  # the plan would be [sole], no victims: the fill starts it
+                self._failed_plan = (view.cluster.version, sole.index, self.state_version)
+                return Decision(start=self.fill(view))
             victims, planned = self.plan(view, worst)
             if not victims:
                 best = self.queue.peek()
                 self._failed_plan = (view.cluster.version, best.index if best else -1,
                                      self.state_version)
         return Decision(start=self._starts(view, planned), preempt=victims)
+
+    def _sole_fitting(self, view: SchedulerView) -> JobInfo | None:
+        """The only pending job, if it is a GPU job the policy admits and the free counts fit
+        (most passes of a replay: one arrival, started at once), else None.
+
+        The plan of such a queue is that job and no victims, and starting it then filling is
+        what the fill alone does (it starts the job if it fits, and nothing else is pending).
+        """
+        queue = self.queue
+        if len(queue) != 1:
+            return None
+        job = queue.peek()
+        if job is None or job.pool != "gpu" or (self._admit is not None and not self._admit(job)):
+            return None
+        cluster = view.cluster
+        by_count = cluster.free_by_count
+        gpus = cluster.gpus_per_node
+        if job.nodes_needed == 1:
+            if not any(by_count[count] for count in range(job.per_node, gpus + 1)):
+                return None
+        elif len(by_count[gpus]) < job.nodes_needed:
+            return None
+        return job
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""

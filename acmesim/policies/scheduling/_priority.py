@@ -121,6 +121,8 @@ class PriorityScheduler(Scheduler):
 
     def fill(self, view: SchedulerView) -> Iterator[JobInfo]:
         """Yield the best job that can start now, again and again, until none can."""
+        if not self.queue:
+            return  # the common end of a pass whose planned jobs emptied the queue
         capacity = Capacity(view.cluster)
         cpu_jobs = bool(view.queues.get("cpu"))
         while self.queue and not (capacity.empty and not cpu_jobs):
