@@ -234,11 +234,11 @@ class PreemptiveScheduler(PriorityScheduler):
         by_count = cluster.free_by_count
         gpus = cluster.gpus_per_node
         if job.nodes_needed == 1:
-            if not any(by_count[count] for count in range(job.per_node, gpus + 1)):
-                return None
-        elif len(by_count[gpus]) < job.nodes_needed:
+            for count in range(job.per_node, gpus + 1):
+                if by_count[count]:
+                    return job
             return None
-        return job
+        return job if len(by_count[gpus]) >= job.nodes_needed else None
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""
