@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import heapq
+import math
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -129,14 +130,13 @@ class LeastAttainedService(PreemptiveScheduler):
     def _arm_promotion(self, job: JobInfo, view: SchedulerView) -> None:
         """Remember when a waiting job counts as starving."""
         config = self.config
-        waits = []
-        ran = job.attained_closed / job.gpu_num if job.gpu_num else 0.0
-        if config.starve_multiple > 0 and ran > 0:
-            waits.append(config.starve_multiple * ran)
+        wait = math.inf
+        if config.starve_multiple > 0 and job.attained_closed > 0 and job.gpu_num:
+            wait = config.starve_multiple * (job.attained_closed / job.gpu_num)
         if config.starve_time > 0:
-            waits.append(config.starve_time)
-        if waits and self.queue.key_of(job)[0] > 0:
-            heapq.heappush(self._promotions, (view.now + min(waits), job.index,
+            wait = min(wait, config.starve_time)
+        if wait < math.inf and self.queue.key_of(job)[0] > 0:
+            heapq.heappush(self._promotions, (view.now + wait, job.index,
                                               job.arrival_seq, job))
 
     def before_pass(self, view: SchedulerView) -> None:
