@@ -16,7 +16,8 @@ multiple of 2 is an assumption (Tiresias leaves the knob to the operator; the Lu
 no guard); ``starve_time`` is off by default.
 
 The engine runs scheduling passes only when something happens (an arrival, a completion, a
-failure), so a demotion or promotion due at time t takes effect at the first pass at or after t.
+failure), so a demotion or promotion due at time t takes effect at the first pass at or after t
+with a job pending (before that nothing reads it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ TIRESIAS_THRESHOLD = 18000.0
 @SCHEDULERS.register("las", "tiresias", "2d_las")
 class LeastAttainedService(PreemptiveScheduler):
     """Discretized 2D-LAS with preemption and a starvation guard."""
+
+    idle_without_pending = True
+    """Its time-dependent state (demotions, promotions) is read only while a job is pending:
+    a demotion applied at the next pass with a pending job gives the level it would have had
+    by then (the level is recomputed from the service at that time), and promotions are of
+    pending jobs only."""
 
     @dataclasses.dataclass(frozen=True)
     class Config:
