@@ -12,6 +12,8 @@ row is kept as it is.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -68,8 +70,8 @@ def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
     if not requests:
         return frame
     replaced = np.zeros(len(frame), dtype=bool)
-    for req in requests:
-        replaced[list(req.batch.rows)] = True
+    replaced[np.fromiter(itertools.chain.from_iterable(req.batch.rows for req in requests),
+                         dtype=np.int64)] = True  # one fancy index, not one per request
     _check_new_ids(requests, set(cols.job_id[~replaced].tolist()))
     kept = np.flatnonzero(~replaced)
     trial_rows = _trial_rows(frame, requests, cols)

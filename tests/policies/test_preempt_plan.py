@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pandas as pd
 import pytest
 from factories import cluster, frame, job
 from hypothesis import given, settings
@@ -111,3 +112,44 @@ def test_has_victims_says_whether_victims_lists_any(name, monkeypatch):
     options = {"quotas": {"Pretrain": 0.5}} if name == "acme_reservation" else None
     simulate(busy_trace(3), cluster(4), SCHEDULERS.create(name, options))
     assert seen[True] > 0 and seen[False] > 0, seen
+
+
+def sparse_then_busy_trace(seed: int):
+    """200 jobs: the first half sparse enough that most arrive to an empty queue, the second
+    half as busy as ``busy_trace`` (so the lone-job shortcut and preemptions both occur)."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(200):
+        gap = 400.0 if i < 100 else 30.0
+        gpus, nodes = rng.choice([(1, 1), (2, 1), (4, 1), (8, 1), (16, 2), (3, 1)])
+        rows.append(job((i if i < 100 else 100 + (i - 100) / 13) * gap + rng.random(),
+                        rng.choice([20, 200, 2000, 20000]), gpus, nodes,
+                        type=rng.choice(["SFT", "Eval", "Pretrain", "Debug"]),
+                        user=f"u{rng.randrange(5)}"))
+    return frame(rows)
+
+
+@pytest.mark.parametrize("name", ["srtf", "las"])
+@pytest.mark.parametrize("seed", [1, 3])
+def test_lone_job_shortcut_decides_as_the_plan(name, seed, monkeypatch):
+    """A pass whose only pending job fits skips the plan: the run is the same as one that
+    plans in every such pass (tables and preemptions). (acme_reservation's plans are rarer
+    than its lone jobs: these traces never take the shortcut under it.)"""
+    options = None
+    taken = Counter()
+    original = PreemptiveScheduler._sole_fitting
+
+    def counted(self, view):
+        sole = original(self, view)
+        taken[sole is not None] += 1
+        return sole
+
+    monkeypatch.setattr(PreemptiveScheduler, "_sole_fitting", counted)
+    trace = sparse_then_busy_trace(seed)
+    shortcut = simulate(trace, cluster(4), SCHEDULERS.create(name, options))
+    monkeypatch.setattr(PreemptiveScheduler, "_sole_fitting", lambda self, view: None)
+    planned = simulate(trace, cluster(4), SCHEDULERS.create(name, options))
+    pd.testing.assert_frame_equal(shortcut.jobs, planned.jobs)
+    pd.testing.assert_frame_equal(shortcut.curve, planned.curve)
+    assert shortcut.summary["preemptions"] == planned.summary["preemptions"] > 0
+    assert taken[True] > 0, taken

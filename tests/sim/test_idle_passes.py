@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acmesim.policies.scheduling.fifo import Fifo
+from acmesim.policies.scheduling.las import LeastAttainedService
 from acmesim.policies.scheduling.srtf import ShortestRemainingTimeFirst
 from acmesim.run import simulate
 
@@ -91,3 +92,35 @@ def test_srtf_skipping_idle_passes_changes_no_table(rows):
     pd.testing.assert_frame_equal(skipped.jobs, every.jobs)
     pd.testing.assert_frame_equal(skipped.curve, every.curve)
     assert skipped.summary["preemptions"] == every.summary["preemptions"]
+
+
+class LasAlways(LeastAttainedService):
+    """LAS called in every pass."""
+
+    idle_without_pending = False
+
+
+LAS_OPTIONS = {"thresholds": (100.0, 600.0), "starve_time": 60.0}
+"""Thresholds and a starvation guard small enough for the traces' jobs to cross them."""
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(traces())
+def test_las_skipping_idle_passes_changes_no_table(rows):
+    """LAS's demotions and promotions applied at the next pass with a job pending leave the
+    same state as applied when due: the runs are the same, preemptions included."""
+    assert LeastAttainedService.idle_without_pending
+    config = LeastAttainedService.Config(**LAS_OPTIONS)
+    skipped = _run(LeastAttainedService(config), rows)
+    every = _run(LasAlways(config), rows)
+    pd.testing.assert_frame_equal(skipped.jobs, every.jobs)
+    pd.testing.assert_frame_equal(skipped.curve, every.curve)
+    assert skipped.summary["preemptions"] == every.summary["preemptions"]
+
+
+def test_las_traces_demote_and_preempt():
+    """The LAS options above make the random traces' kind of jobs demote and preempt (so the
+    comparison covers the time-dependent state)."""
+    rows = [job(0, 90, 16, 2), job(0, 90, 8), job(20, 30, 8), job(40, 30, 8), job(45, 20, 4)]
+    result = _run(LeastAttainedService(LeastAttainedService.Config(**LAS_OPTIONS)), rows)
+    assert result.summary["preemptions"] > 0

@@ -202,6 +202,9 @@ class PreemptiveScheduler(PriorityScheduler):
         self.before_pass(view)
         if not self.queue:
             return NOTHING
+        sole = self._sole_fitting(view)
+        if sole is not None:  # a plan would be [sole] and no victims (most passes)
+            return Decision(start=self._start_sole(view, sole))
         victims: list[JobInfo] = []
         planned: list[JobInfo] = []
         worst = self._worst_if_worth_planning(view)
@@ -212,6 +215,45 @@ class PreemptiveScheduler(PriorityScheduler):
                 self._failed_plan = (view.cluster.version, best.index if best else -1,
                                      self.state_version)
         return Decision(start=self._starts(view, planned), preempt=victims)
+
+    def _start_sole(self, view: SchedulerView, job: JobInfo) -> Iterator[JobInfo]:
+        """What ``_starts`` does with the plan ``[job]``, without making the plan.
+
+        A plan that finds no victims is remembered (``_failed_plan``) so the same state is not
+        planned again; that record is read only while the cluster's version is unchanged, so
+        it matters only if ``job`` did not start (the placement refused it): the state is
+        then the pass's own, and the record is made as the plan would have made it.
+        """
+        if view.fits(job):
+            yield job
+            yield from self.fill(view)
+            if job.index not in self.queue.entries:
+                return
+        if self._worst_if_worth_planning(view) is not None:
+            self._failed_plan = (view.cluster.version, job.index, self.state_version)
+
+    def _sole_fitting(self, view: SchedulerView) -> JobInfo | None:
+        """The only pending job, if it is a GPU job the policy admits and the free counts fit
+        (most passes of a replay: one arrival, started at once), else None.
+
+        The plan of such a queue is that job and no victims, whatever the ranks, so the pass
+        starts it if the placement can (``_start_sole``).
+        """
+        queue = self.queue
+        if len(queue) != 1:
+            return None
+        job = queue.peek()
+        if job is None or job.pool != "gpu" or (self._admit is not None and not self._admit(job)):
+            return None
+        cluster = view.cluster
+        by_count = cluster.free_by_count
+        gpus = cluster.gpus_per_node
+        if job.nodes_needed == 1:
+            for count in range(job.per_node, gpus + 1):
+                if by_count[count]:
+                    return job
+            return None
+        return job if len(by_count[gpus]) >= job.nodes_needed else None
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""

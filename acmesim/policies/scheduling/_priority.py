@@ -120,11 +120,26 @@ class PriorityScheduler(Scheduler):
         return Decision(start=self.fill(view))
 
     def fill(self, view: SchedulerView) -> Iterator[JobInfo]:
-        """Yield the best job that can start now, again and again, until none can."""
+        """Yield the best job that can start now, again and again, until none can.
+
+        A lone pending job (most passes of a replay) is the best of its queue without
+        comparing the shapes' heads: it starts if the counts, the policy's rule and the
+        placement all let it, as ``ShapeQueues.best`` would decide."""
+        queue = self.queue
+        if not queue:
+            return  # the common end of a pass whose planned jobs emptied the queue
         capacity = Capacity(view.cluster)
         cpu_jobs = bool(view.queues.get("cpu"))
-        while self.queue and not (capacity.empty and not cpu_jobs):
-            job = self.queue.best(view, capacity, self.strict, self.admit_rule)
+        if len(queue) == 1 and not (capacity.empty and not cpu_jobs):
+            job = queue.peek()
+            rule = self.admit_rule
+            if (job is None or not capacity.admits(job) or (rule is not None and not rule(job))
+                    or not view.fits(job)):
+                return
+            yield job
+            capacity.refresh(view.cluster)
+        while queue and not (capacity.empty and not cpu_jobs):
+            job = queue.best(view, capacity, self.strict, self.admit_rule)
             if job is None:
                 return
             yield job

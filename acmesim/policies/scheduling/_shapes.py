@@ -96,13 +96,21 @@ class ShapeQueues:
 
     def push(self, job: JobInfo, key: Any, lane: Hashable = None) -> None:
         """Add (or re-key) a pending job."""
-        self.remove(job)
+        index = job.index
+        entries = self.entries
+        old = entries.pop(index, None)
+        if old is not None:
+            old[3] = None  # what ``remove`` does, inlined: called for every arrival
         self._version += 1
-        entry = [key, job.index, next(self._pushes), job]
-        self.entries[job.index] = entry
-        heapq.heappush(self.heaps.setdefault(shape_of(job, lane), []), entry)
+        entry = [key, index, next(self._pushes), job]
+        entries[index] = entry
+        shape = (lane, job.pool, job.nodes_needed, job.per_node, job.gpu_num)  # shape_of
+        heap = self.heaps.get(shape)
+        if heap is None:
+            heap = self.heaps[shape] = []
+        heapq.heappush(heap, entry)
         order = self.order
-        if len(order) > 2 * len(self.entries) + 64:
+        if len(order) > 2 * len(entries) + 64:
             order[:] = [entry for entry in order if entry[3] is not None]
             heapq.heapify(order)
         heapq.heappush(order, entry)

@@ -16,7 +16,8 @@ multiple of 2 is an assumption (Tiresias leaves the knob to the operator; the Lu
 no guard); ``starve_time`` is off by default.
 
 The engine runs scheduling passes only when something happens (an arrival, a completion, a
-failure), so a demotion or promotion due at time t takes effect at the first pass at or after t.
+failure), so a demotion or promotion due at time t takes effect at the first pass at or after t
+with a job pending (before that nothing reads it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import heapq
+import math
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -36,6 +38,12 @@ TIRESIAS_THRESHOLD = 18000.0
 @SCHEDULERS.register("las", "tiresias", "2d_las")
 class LeastAttainedService(PreemptiveScheduler):
     """Discretized 2D-LAS with preemption and a starvation guard."""
+
+    idle_without_pending = True
+    """Its time-dependent state (demotions, promotions) is read only while a job is pending:
+    a demotion applied at the next pass with a pending job gives the level it would have had
+    by then (the level is recomputed from the service at that time), and promotions are of
+    pending jobs only."""
 
     @dataclasses.dataclass(frozen=True)
     class Config:
@@ -129,14 +137,13 @@ class LeastAttainedService(PreemptiveScheduler):
     def _arm_promotion(self, job: JobInfo, view: SchedulerView) -> None:
         """Remember when a waiting job counts as starving."""
         config = self.config
-        waits = []
-        ran = job.attained_closed / job.gpu_num if job.gpu_num else 0.0
-        if config.starve_multiple > 0 and ran > 0:
-            waits.append(config.starve_multiple * ran)
+        wait = math.inf
+        if config.starve_multiple > 0 and job.attained_closed > 0 and job.gpu_num:
+            wait = config.starve_multiple * (job.attained_closed / job.gpu_num)
         if config.starve_time > 0:
-            waits.append(config.starve_time)
-        if waits and self.queue.key_of(job)[0] > 0:
-            heapq.heappush(self._promotions, (view.now + min(waits), job.index,
+            wait = min(wait, config.starve_time)
+        if wait < math.inf and self.queue.key_of(job)[0] > 0:
+            heapq.heappush(self._promotions, (view.now + wait, job.index,
                                               job.arrival_seq, job))
 
     def before_pass(self, view: SchedulerView) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import heapq
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -45,10 +44,9 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """``remaining_estimate`` without the indirection (called for every rank and key)."""
         self.ends: dict[int, float] = {}
         """Estimated end of each running GPU job."""
-        self._latest: list[tuple[float, int, float]] = []
-        """Max-heap (negated end, index, end) of running jobs; stale entries skipped."""
         self._by_end: list[tuple[float, int]] = []
-        """(end, index) of every job in ``ends``, ascending (victims walk it from the top)."""
+        """(end, index) of every job in ``ends``, ascending (``worst_rank`` and ``victims``
+        walk it from the top)."""
 
     def key(self, job: JobInfo, view: SchedulerView) -> float:
         """Estimated remaining run time (s)."""
@@ -62,11 +60,12 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """Remember when the job should end."""
         super().on_start(job, view)
         if job.pool == "gpu":
+            index = job.index
             end = job.last_start + job.overhead + self._remaining(job)
-            self._forget_end(job.index)
-            self.ends[job.index] = end
-            bisect.insort(self._by_end, (end, job.index))
-            heapq.heappush(self._latest, (-end, job.index, end))
+            if index in self.ends:
+                self._forget_end(index)
+            self.ends[index] = end
+            bisect.insort(self._by_end, (end, index))
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Forget the stopped job's end and queue it again."""
@@ -86,10 +85,11 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
 
     def worst_rank(self, view: SchedulerView) -> float | None:
         """Longest remaining time among running jobs."""
-        heap = self._latest
-        while heap and (self.ends.get(heap[0][1]) != heap[0][2] or heap[0][1] not in view.running):
-            heapq.heappop(heap)
-        return max(heap[0][2] - view.now, 0.0) if heap else None
+        running = view.running
+        for end, index in reversed(self._by_end):
+            if index in running:
+                return max(end - view.now, 0.0)
+        return None
 
     def victims(self, view: SchedulerView, rank: float) -> list[JobInfo]:
         """Running jobs with more remaining time than ``rank``, longest first."""
