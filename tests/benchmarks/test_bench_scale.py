@@ -41,6 +41,14 @@ def _store(path, rows, starts, nodes):
              offsets=offsets)
 
 
+def test_node_cells_parse_to_the_same_arrays_as_node_lists():
+    cells = pd.Series(["n0003;n0004", "", "n0010", "n12583;n0000;n0007"], dtype="str")
+    flat, offsets = BENCH._flat_node_names(cells)
+    want_flat, want_offsets = BENCH._flat_nodes([[3, 4], [], [10], [12583, 0, 7]])
+    assert flat.dtype == want_flat.dtype and np.array_equal(flat, want_flat)
+    assert np.array_equal(offsets, want_offsets)
+
+
 def test_compare_names_the_first_jobs_whose_start_differs(tmp_path):
     ids = ["a", "b", "c"]
     _store(tmp_path / "acme.npz", [0, 1, 2], [0.0, 5.0, 7.0], [[0], [1, 2], [0]])
