@@ -1,11 +1,13 @@
 """Scaling: acmesim against a minimal heapq loop, 183 days of synthetic Seren at K x its size.
 
-For each scale K (``scale_trace.py``: K x Seren's nodes at Seren's load per GPU) the parent
-builds the trace once and stores it as Parquet; then, each in a fresh process (so CPU time
-and peak RSS, ``VmHWM``, are its own), it times ``simulate(trace, cluster, "fifo", "consolidate")``
-(event loop plus result tables) and the reference loop (``reference_loop.py``; building its
-input is timed apart). Every job's start time must be bit-equal in both, and its nodes the same:
-on any difference the first differing jobs are printed and the exit status is 1.
+For each scale K (``scale_trace.py``: K x Seren's nodes at Seren's load per GPU) the trace is
+generated once (in a child process) into a Parquet cache file keyed by profile, days, seed,
+scale and the generator's code; then, each in a fresh process reading that file (so CPU time
+and peak RSS, ``VmHWM``, are its own; the parent never holds the trace), the benchmark times
+``simulate(trace, cluster, "fifo", "consolidate")`` (event loop plus result tables) and the
+reference loop (``reference_loop.py``; building its input is timed apart). Every job's start
+time must be bit-equal in both, and its nodes the same: on any difference the first differing
+jobs are printed and the exit status is 1.
 
     python benchmarks/bench_scale.py [--scales 1 4 10] [--days 183] [--seed 1]
         [--cache DIR] [--schedulers [NAME ...]] [--failures [--checkpoint young]]
@@ -53,7 +55,7 @@ def _peak_rss_mb() -> float:
 
 
 def _stored_trace(path: Path):
-    """The trace the parent stored, read back from Parquet: the very table, validated once
+    """The cached trace, read back from Parquet: the very table, validated once
     (``simulate`` then skips its checks); its peak memory is about the table's own, where
     unpickling a table of Arrow text columns peaks at about twice it."""
     from acmesim.trace.loaders.parquet import read_parquet_trace
@@ -70,6 +72,22 @@ def _flat_nodes(nodes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return flat, offsets
 
 
+def _flat_node_names(names) -> tuple[np.ndarray, np.ndarray]:
+    """acmesim's ``nodes`` cells (``n0003;n0004``; empty for none) as ``_flat_nodes`` gives
+    them, parsed by Arrow: no Python list per job (at 44x, 20 M lists took the replay's
+    process over its own peak)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cells = pa.array(names, type=pa.string())
+    cells = pc.if_else(pc.equal(cells, ""), pa.scalar(None, pa.string()), cells)
+    lists = pc.split_pattern(cells, ";")
+    sizes = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    flat = pc.cast(pc.utf8_slice_codeunits(pc.list_flatten(lists), 1), pa.int32())
+    offsets = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+    return flat.to_numpy(zero_copy_only=False), offsets
+
+
 def _positions(ids, table_ids) -> np.ndarray:
     """Position in ``table_ids`` of each of ``ids`` (its first occurrence; -1 if absent), by an
     arrow hash table (tens of millions of ids, no Python string each)."""
@@ -82,7 +100,6 @@ def _positions(ids, table_ids) -> np.ndarray:
 
 def child_acmesim(args: argparse.Namespace) -> dict:
     """Time one acmesim replay of the stored trace; store its starts and nodes if asked."""
-    from reference_input import node_indices
     from scale_trace import scaled_spec
 
     from acmesim import simulate
@@ -104,7 +121,7 @@ def child_acmesim(args: argparse.Namespace) -> dict:
     if args.out:
         jobs = result.jobs
         rows = _positions(jobs["job_id"], trace["job_id"])
-        flat, offsets = _flat_nodes([node_indices(n) for n in jobs["nodes"]])
+        flat, offsets = _flat_node_names(jobs["nodes"])
         np.savez(args.out, rows=rows, starts=jobs["start_time"].to_numpy(dtype=float),
                  nodes=flat, offsets=offsets)
     return out
@@ -146,19 +163,22 @@ def run_child(kind: str, trace: Path, scale: int, *extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def compare(acme_path: Path, ref_path: Path, ids) -> list[str]:
-    """Problems found comparing the stored outputs (empty if starts and nodes are identical)."""
+def compare(acme_path: Path, ref_path: Path, job_ids) -> list[str]:
+    """Problems found comparing the stored outputs (empty if starts and nodes are identical);
+    ``job_ids()`` gives the trace's job ids by row, read only to name differing jobs."""
     acme, ref = np.load(acme_path), np.load(ref_path)
     if len(acme["rows"]) != len(ref["rows"]):
         return [f"acmesim replayed {len(acme['rows']):,} GPU jobs, the reference "
                 f"{len(ref['rows']):,}"]
     if not np.array_equal(acme["rows"], ref["rows"]):
+        ids = job_ids()
         first = int(np.flatnonzero(acme["rows"] != ref["rows"])[0])
         return [f"the job order differs from position {first}: acmesim job "
                 f"{ids[acme['rows'][first]]!r}, reference {ids[ref['rows'][first]]!r}"]
     problems = []
     differ = np.flatnonzero(acme["starts"] != ref["starts"])
     if len(differ):
+        ids = job_ids()
         problems.append(f"START TIMES DIFFER for {len(differ):,} of {len(acme['rows']):,} jobs; "
                         f"first ones:")
         problems += [f"  #{i} job {ids[ref['rows'][i]]!r}: reference {float(ref['starts'][i])!r} "
@@ -171,21 +191,18 @@ def compare(acme_path: Path, ref_path: Path, ids) -> list[str]:
 
 
 def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
-    """Build the trace at ``scale``, run both sides and the options; one row of figures."""
-    from scale_trace import scaled_trace
+    """Run both sides and the options on the cached trace at ``scale``; one row of figures.
 
-    from acmesim.trace.loaders.parquet import write_parquet
+    The trace is generated (in a child, if not cached) and read by each child from the cache
+    file: this process never holds it, so only one copy of a 44x table is ever in memory."""
+    from scale_trace import ensure_cached
 
-    trace = scaled_trace(scale, args.days, args.seed, args.cache)
-    ids = trace["job_id"].astype(str).array  # indexable by position, no Python string per row
-    path = tmp / f"trace-x{scale}.parquet"
-    write_parquet(trace, path)
-    del trace
+    path = ensure_cached(scale, args.days, args.seed, args.cache)
     acme_out, ref_out = tmp / f"acme-x{scale}.npz", tmp / f"ref-x{scale}.npz"
     row = {"scale": scale,
            "acmesim": run_child("acmesim", path, scale, "--out", str(acme_out)),
            "reference": run_child("reference", path, scale, "--out", str(ref_out))}
-    row["problems"] = compare(acme_out, ref_out, ids)
+    row["problems"] = compare(acme_out, ref_out, lambda: _job_ids(path))
     if row["acmesim"]["events"] != row["reference"]["events"]:
         row["problems"].append(f"events differ: acmesim {row['acmesim']['events']:,}, "
                                f"reference {row['reference']['events']:,}")
@@ -198,8 +215,15 @@ def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
         row["failures"] = run_child("acmesim", path, scale, "--failures",
                                     "--checkpoint", args.checkpoint)
         print(json.dumps({"scale": scale, "failures": row["failures"]}), flush=True)
-    path.unlink()
     return row
+
+
+def _job_ids(path: Path):
+    """The ``job_id`` column of the trace file alone, indexable by row (an Arrow array: no
+    Python string per row)."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path, columns=["job_id"])["job_id"].to_pandas().array
 
 
 def print_table(rows: list[dict]) -> None:

@@ -1,103 +1,136 @@
 """The synthetic Seren trace and cluster at K times Seren's size, for the scaling benchmarks.
 
-Scale K means K x Seren's nodes at Seren's load per GPU. When the generator takes a ``scale``
-argument (``generate_trace(..., scale=K)``, the option behind ``acmesim synth --scale``) and the
-cluster preset a ``scale`` option (``cluster.scale=K``), both are used; the scaled trace then
-takes its recorded starts from the packer (``starts="packer"``: FIFO's scheduled replay never
-reads them). Until then the trace is K independent seeds (``seed`` .. ``seed + K - 1``) of the
-same window concatenated, each seed's job and user ids suffixed with ``-k`` (so K user
-populations), and the cluster is Seren with K x its GPU nodes (and CPU nodes) under the same
-leaf and spine sizes.
+Scale K means K x Seren's nodes at Seren's load per GPU: ``generate_trace(..., scale=K)`` (the
+option behind ``acmesim synth --scale``) on ``cluster.scale=K``. At K > 1 the trace takes its
+recorded starts from the packer (``starts="packer"``: FIFO's scheduled replay never reads them,
+and the calibrated baseline's own acme replay would dominate the benchmark at large K).
 
-Generated seeds are cached as pickles in a directory (written atomically, keyed by profile,
-days, seed and scale), so repeated runs do not regenerate them.
+Generated traces are cached as Parquet files (``acmesim/trace/loaders/parquet.py``: the very
+table back, read in a few seconds where the 44x pickle took a minute and twice the memory):
+
+- one file per (profile, days, seed, scale, starts), named by them; the file's metadata
+  records those options and a digest of the source of every ``acmesim`` module the generating
+  process had loaded (the generator's code, whatever it imports), with their paths;
+- a file is taken only if it is a complete Parquet file (its footer reads), its recorded
+  options are the ones asked for and the recorded modules still have the recorded digest;
+  otherwise it is regenerated and replaced (a file of another version of the generator is
+  stale, not a result);
+- a file is written atomically (a temporary sibling renamed over the name: ``core/atomic.py``),
+  so an interrupted generation leaves no file that could be taken as complete;
+- ``ensure_cached`` generates in a child process, so the caller (the benchmark's parent, which
+  then starts children that read the file) never holds the table.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
-import os
-import tempfile
+import hashlib
+import json
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-import pandas as pd
-
-from acmesim.cluster import CLUSTERS, ClusterSpec, cluster_spec
-from acmesim.synth import generate_trace
+import acmesim
+from acmesim.cluster import ClusterSpec, cluster_spec
 
 PROFILE = "seren"
-
-
-def generator_scales() -> bool:
-    """Whether the synthetic generator has a ``scale`` argument."""
-    return "scale" in inspect.signature(generate_trace).parameters
-
-
-def cluster_scales() -> bool:
-    """Whether the cluster preset has a ``scale`` option."""
-    options = CLUSTERS.config_class(PROFILE)
-    return any(field.name == "scale" for field in dataclasses.fields(options))
+META_FIELD = b"acmesim_bench_trace"
+"""Parquet metadata field: JSON of the generator options, module paths and their digest."""
 
 
 def scaled_spec(scale: int) -> ClusterSpec:
-    """Seren's cluster at ``scale`` x its nodes (see module)."""
-    if scale == 1:
-        return cluster_spec(PROFILE)
-    if cluster_scales():
-        return cluster_spec(PROFILE, {"scale": scale})
-    base = cluster_spec(PROFILE)
-    return cluster_spec(PROFILE, {"nodes": base.nodes * scale,
-                                  "cpu_nodes": base.cpu_nodes * scale})
+    """Seren's cluster at ``scale`` x its nodes (``cluster.scale=K``)."""
+    return cluster_spec(PROFILE) if scale == 1 else cluster_spec(PROFILE, {"scale": scale})
 
 
-def _cached(path: Path, make) -> pd.DataFrame:
-    """The table pickled at ``path``, made (and stored atomically) if absent."""
-    if path.exists():
-        return pd.read_pickle(path)
-    began = time.process_time()
-    table = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, scratch = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    os.close(handle)
+def trace_options(scale: int, days: float, seed: int) -> dict:
+    """The generator options of the benchmark's trace at ``scale`` (see module)."""
+    return {"profile": PROFILE, "days": float(days), "seed": int(seed), "scale": int(scale),
+            "starts": "baseline" if scale == 1 else "packer"}
+
+
+def cache_file(cache: Path, options: dict) -> Path:
+    """The cache file of ``options``: named by every option."""
+    return cache / (f"{options['profile']}-{options['days']:g}d-seed{options['seed']}"
+                    f"-scale{options['scale']}-{options['starts']}.parquet")
+
+
+def source_digest(modules: list[str]) -> str:
+    """SHA-256 of the named source files of ``acmesim`` (paths relative to the package; a
+    missing file counts as its path alone, so removing a module changes the digest)."""
+    root = Path(acmesim.__file__).parent
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        path = root / name
+        digest.update(name.encode() + b"\0")
+        digest.update((path.read_bytes() if path.is_file() else b"<missing>") + b"\0")
+    return digest.hexdigest()
+
+
+def loaded_modules() -> list[str]:
+    """Source files (relative to the package) of every ``acmesim`` module loaded here."""
+    root = Path(acmesim.__file__).parent.resolve()
+    found = set()
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if origin and Path(origin).resolve().is_relative_to(root):
+            found.add(Path(origin).resolve().relative_to(root).as_posix())
+    return sorted(found)
+
+
+def recorded(path: Path) -> dict | None:
+    """The metadata a complete cache file records; ``None`` if there is no readable file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
-        table.to_pickle(scratch)
-        os.replace(scratch, path)
-    finally:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
-    print(f"generated {path.name}: {len(table):,} jobs in {time.process_time() - began:.0f} s "
-          f"CPU", flush=True)
-    return table
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError, ValueError):
+        return None  # absent, truncated (no footer) or not Parquet
+    try:
+        return json.loads(metadata[META_FIELD])
+    except (KeyError, ValueError):
+        return None
 
 
-def one_seed(days: float, seed: int, cache: Path) -> pd.DataFrame:
-    """``generate_trace(PROFILE, days, seed)``, cached."""
-    return _cached(cache / f"{PROFILE}-{days:g}d-seed{seed}.pkl",
-                   lambda: generate_trace(PROFILE, days, seed))
+def is_current(path: Path, options: dict) -> bool:
+    """Whether ``path`` is a complete cache file of ``options`` by the current generator."""
+    meta = recorded(path)
+    return (meta is not None and meta.get("options") == options
+            and meta.get("digest") == source_digest(meta.get("modules", [])))
 
 
-def concatenated(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Tables of independent seeds as one trace; part k's job and user ids get ``-k``."""
-    if len(parts) == 1:
-        return parts[0]
-    renamed = []
-    for k, part in enumerate(parts):
-        part = part.copy()
-        part["job_id"] = part["job_id"].astype(str) + f"-{k}"
-        part["user"] = part["user"].astype(str) + f"-{k}"
-        renamed.append(part)
-    return pd.concat(renamed, ignore_index=True)
+def generate_into(path: Path, options: dict) -> int:
+    """Generate the trace of ``options`` and write it to ``path`` atomically with its
+    metadata (see module); the number of rows."""
+    from acmesim.synth import generate_trace
+    from acmesim.trace.loaders.parquet import write_parquet
+
+    jobs = generate_trace(options["profile"], options["days"], options["seed"],
+                          scale=options["scale"], starts=options["starts"])
+    modules = loaded_modules()
+    meta = {"options": options, "modules": modules, "digest": source_digest(modules)}
+    write_parquet(jobs, path, metadata={META_FIELD: json.dumps(meta).encode()})
+    return len(jobs)
 
 
-def scaled_trace(scale: int, days: float, seed: int, cache: Path) -> pd.DataFrame:
-    """The synthetic trace at ``scale`` x Seren (see module)."""
-    if scale == 1:
-        return one_seed(days, seed, cache)
-    if generator_scales():
-        # starts="packer": a scheduled FIFO replay never reads the recorded starts, and the
-        # calibrated baseline's own acme replay would dominate the benchmark at large K
-        return _cached(cache / f"{PROFILE}-{days:g}d-seed{seed}-scale{scale}-packer.pkl",
-                       lambda: generate_trace(PROFILE, days, seed, scale=scale, starts="packer"))
-    return concatenated([one_seed(days, seed + k, cache) for k in range(scale)])
+def ensure_cached(scale: int, days: float, seed: int, cache: Path) -> Path:
+    """The cache file of the trace at ``scale``, generated in a child process if it is not
+    current (see module)."""
+    options = trace_options(scale, days, seed)
+    path = cache_file(cache, options)
+    if is_current(path, options):
+        return path
+    began = time.perf_counter()
+    code = ("import json, sys; from pathlib import Path; import scale_trace; "
+            "print(scale_trace.generate_into(Path(sys.argv[1]), json.loads(sys.argv[2])))")
+    done = subprocess.run([sys.executable, "-c", code, str(path), json.dumps(options)],
+                          cwd=Path(__file__).resolve().parent, capture_output=True, text=True)
+    if done.returncode != 0 or not is_current(path, options):
+        raise SystemExit(f"generating {path.name} failed:\n{done.stderr[-4000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"generated {path.name}: {int(done.stdout.split()[-1]):,} jobs in "
+          f"{time.perf_counter() - began:.0f} s wall, peak RSS of a child so far "
+          f"{peak:,.0f} MB", flush=True)
+    return path

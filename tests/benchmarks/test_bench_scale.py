@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from factories import frame, job
+import pandas as pd
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -26,15 +27,6 @@ SCALE = _load("scale_trace")
 BENCH = _load("bench_scale")
 
 
-def test_concatenated_seeds_get_distinct_job_and_user_ids():
-    one = frame([job(0, 1, user="u1"), job(5, 1, user="u2")])
-    two = frame([job(0, 2, user="u1")])
-    table = SCALE.concatenated([one, two])
-    assert table["job_id"].tolist() == ["j0-0", "j1-0", "j0-1"]
-    assert table["user"].tolist() == ["u1-0", "u2-0", "u1-1"]
-    assert table["run_time"].tolist() == [1.0, 1.0, 2.0]
-
-
 def test_scaled_cluster_has_k_times_the_nodes_under_the_same_switches():
     base, big = SCALE.scaled_spec(1), SCALE.scaled_spec(3)
     assert big.nodes == 3 * base.nodes and big.cpu_nodes == 3 * base.cpu_nodes
@@ -49,17 +41,25 @@ def _store(path, rows, starts, nodes):
              offsets=offsets)
 
 
+def test_node_cells_parse_to_the_same_arrays_as_node_lists():
+    cells = pd.Series(["n0003;n0004", "", "n0010", "n12583;n0000;n0007"], dtype="str")
+    flat, offsets = BENCH._flat_node_names(cells)
+    want_flat, want_offsets = BENCH._flat_nodes([[3, 4], [], [10], [12583, 0, 7]])
+    assert flat.dtype == want_flat.dtype and np.array_equal(flat, want_flat)
+    assert np.array_equal(offsets, want_offsets)
+
+
 def test_compare_names_the_first_jobs_whose_start_differs(tmp_path):
     ids = ["a", "b", "c"]
     _store(tmp_path / "acme.npz", [0, 1, 2], [0.0, 5.0, 7.0], [[0], [1, 2], [0]])
     _store(tmp_path / "same.npz", [0, 1, 2], [0.0, 5.0, 7.0], [[0], [1, 2], [0]])
     _store(tmp_path / "late.npz", [0, 1, 2], [0.0, 5.0, 7.5], [[0], [1, 2], [0]])
     _store(tmp_path / "moved.npz", [0, 1, 2], [0.0, 5.0, 7.0], [[0], [2, 1], [0]])
-    assert BENCH.compare(tmp_path / "acme.npz", tmp_path / "same.npz", ids) == []
-    late = BENCH.compare(tmp_path / "acme.npz", tmp_path / "late.npz", ids)
+    assert BENCH.compare(tmp_path / "acme.npz", tmp_path / "same.npz", lambda: ids) == []
+    late = BENCH.compare(tmp_path / "acme.npz", tmp_path / "late.npz", lambda: ids)
     assert late[0].startswith("START TIMES DIFFER for 1 of 3 jobs")
     assert late[1] == "  #2 job 'c': reference 7.5 s, acmesim 7.0 s"
-    moved = BENCH.compare(tmp_path / "acme.npz", tmp_path / "moved.npz", ids)
+    moved = BENCH.compare(tmp_path / "acme.npz", tmp_path / "moved.npz", lambda: ids)
     assert moved == ["node assignments differ (start times alone cannot see the leaf and "
                      "spine rules)"]
 
@@ -75,3 +75,58 @@ def test_a_child_reports_its_own_peak_memory_not_its_parents():
                           text=True, check=True)
     assert float(done.stdout) < 200
     del ballast
+
+
+DAYS = 0.5  # a short window: the generator's real path in well under a second
+
+
+def test_the_cache_gives_back_the_very_generated_trace(tmp_path, capsys):
+    from acmesim.synth import generate_trace
+    from acmesim.trace.loaders.parquet import read_parquet_trace
+
+    path = SCALE.ensure_cached(2, DAYS, 3, tmp_path)
+    assert "generated" in capsys.readouterr().out
+    back = read_parquet_trace(path)[0]
+    pd.testing.assert_frame_equal(back, generate_trace("seren", DAYS, 3, scale=2,
+                                                       starts="packer"))
+    assert SCALE.ensure_cached(2, DAYS, 3, tmp_path) == path  # taken, not regenerated
+    assert "generated" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("change", [{"profile": "kalos"}, {"days": 2.0}, {"seed": 2},
+                                    {"scale": 4}, {"starts": "baseline"}])
+def test_every_generator_option_is_in_the_key(tmp_path, change):
+    options = SCALE.trace_options(2, DAYS, 1)
+    other = {**options, **change}
+    assert SCALE.cache_file(tmp_path, other) != SCALE.cache_file(tmp_path, options)
+    path = SCALE.ensure_cached(2, DAYS, 1, tmp_path)
+    assert SCALE.is_current(path, options)
+    assert not SCALE.is_current(path, other)  # a file renamed to another key is not taken
+
+
+def test_a_truncated_cache_file_is_not_taken_and_is_regenerated(tmp_path, capsys):
+    path = SCALE.ensure_cached(1, DAYS, 1, tmp_path)
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])  # as a write cut short would leave it
+    options = SCALE.trace_options(1, DAYS, 1)
+    assert not SCALE.is_current(path, options)
+    capsys.readouterr()
+    SCALE.ensure_cached(1, DAYS, 1, tmp_path)
+    assert "generated" in capsys.readouterr().out
+    assert path.read_bytes() == whole
+
+
+def test_a_file_of_another_version_of_the_generator_is_stale(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    path = SCALE.ensure_cached(1, DAYS, 1, tmp_path)
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[SCALE.META_FIELD])
+    assert "synth/generate.py" in meta["modules"] and "sim/simulation.py" in meta["modules"]
+    meta["digest"] = SCALE.source_digest(meta["modules"][1:])  # as if one module had changed
+    table = table.replace_schema_metadata({**table.schema.metadata,
+                                           SCALE.META_FIELD: json.dumps(meta).encode()})
+    pq.write_table(table, path)
+    assert not SCALE.is_current(path, SCALE.trace_options(1, DAYS, 1))
