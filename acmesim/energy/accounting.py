@@ -1,11 +1,13 @@
-"""The power extension of a simulation: job loads on arrival, closed intervals noted.
+"""The power extension of a simulation: job loads given to the engine, closed intervals noted.
 
 An ``Extension`` (``acmesim.sim.extension``) the run lifecycle attaches with
 ``simulate(..., power=model)``. Two sources, both the engine's own:
 
-- **which GPUs are held by running jobs, and their draw if computing**: every job gets a power
-  ``load`` on arrival (its GPUs' running draw above idle, in mW); the engine sums the loads of
-  running jobs as it sums their GPUs, and records the sum in the same utilization step curve as
+- **which GPUs are held by running jobs, and their draw if computing**: every job has a power
+  load (its GPUs' running draw above idle, in mW), handed to the engine once as
+  ``SimulationAPI.job_loads`` when the accounting attaches (no arrival hook, so arrivals keep
+  the engine's fast path); the engine sums the loads of running jobs as it sums their GPUs,
+  and records the sum in the same utilization step curve as
   ``busy_gpus`` (``StepRecorder.busy_load``). Power follows exactly the steps utilization does.
 - **when a held GPU waits instead of computing**: as the engine closes a running interval, the
   accounting notes it (five numbers: the job, when the interval began and closed, its
@@ -79,7 +81,8 @@ class PowerAccounting(Extension):
         return jobs
 
     def attach(self, sim: SimulationAPI) -> None:
-        """Set every job's load from its utilization; listen to interval closes."""
+        """Set every job's load from its utilization (``sim.job_loads``); listen to interval
+        closes."""
         self.sim = sim
         table = sim.table
         n = len(table)
@@ -98,12 +101,9 @@ class PowerAccounting(Extension):
         gpu = np.asarray(table.pool, dtype=object) == "gpu"  # no Python loop over the jobs
         self.gpu_num = np.where(gpu, self.gpu_num, 0)
         self.loads = (per_gpu * self.gpu_num).tolist()
+        sim.job_loads = self.loads
         self.saving_w = self.run_w - self.model.waiting_w
         """Per job: watts a GPU draws less waiting than computing."""
-
-    def on_arrival(self, job: Job) -> None:
-        """Give the arriving job its load (mW above idle over its GPUs while computing)."""
-        job.load = self.loads[job.index]
 
     # ------------------------------------------------------------------ intervals
     def on_close(self, job: Job, now: float) -> None:

@@ -68,6 +68,10 @@ class SimulationAPI(Protocol):
     held: dict[int, Job]
     jobs: JobRecorder
     steps: StepRecorder
+    job_loads: list[int] | None
+    """Writable: each job's power load by engine index (mW above idle over its GPUs while
+    computing), summed over running GPU jobs into ``busy_load``; ``None`` (the default) when no
+    extension accounts power, so the curve's load stays 0."""
 
     @property
     def now(self) -> float:

@@ -57,7 +57,7 @@ class Job:
         *(f.attr for f in FIELDS if f.attr),
         "index", "status", "last_start", "expected_end", "checkpointed_work", "overhead",
         "attained_closed", "epoch", "grants", "arrival_seq", "next_overhead", "pace",
-        "stopped_at", "wait_part", "stop_cause", "startup", "load",
+        "stopped_at", "wait_part", "stop_cause", "startup",
     )
     """The declared fields (``acmesim.jobs.FIELDS``) plus the engine's own bookkeeping.
     Recorded and derived fields are plain slots for speed (a property costs ~4x a slot read on
@@ -93,7 +93,7 @@ PROGRESS: tuple[tuple[str, str], ...] = (
     ("next_overhead", "None"), ("pace", "None"), ("restarts", "0"),
     ("checkpoint_overhead", "ZERO"), ("recovery_wait", "ZERO"), ("stopped_at", "NAN"),
     ("wait_part", "ZERO"), ("stop_cause", "''"), ("failure_lost_gpu_time", "ZERO"),
-    ("startup", "ZERO"), ("load", "0"),
+    ("startup", "ZERO"),
 )
 """The engine state of a job that has just arrived: ``(attribute, initial value)``, the value as
 source text. The generated ``__init__`` sets them in line (a job is created per arrival, and a

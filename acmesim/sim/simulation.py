@@ -115,7 +115,12 @@ class Simulation:
         self.passes = 0
         self.busy_gpus = 0
         self.busy_load = 0
-        """Sum of ``load`` over running GPU jobs (mW above idle if all computed; integer, exact)."""
+        """Sum of ``job_loads`` over running GPU jobs (mW above idle if all computed; integer,
+        exact)."""
+        self.job_loads: list[int] | None = None
+        """Each job's power load by index, set by the extension that accounts power (read on
+        each start and close rather than copied onto the job at its arrival, so an arrival
+        keeps the engine's fast path)."""
         self.running: dict[int, Job] = {}
         self.held: dict[int, Job] = {}
         """Jobs stopped by a failure and waiting ``requeue_after`` before they requeue."""
@@ -420,7 +425,8 @@ class Simulation:
         self.running[index] = job
         if gpu_job:
             self.busy_gpus += gpus
-            self.busy_load += job.load
+            if self.job_loads is not None:
+                self.busy_load += self.job_loads[index]
         if end < now:
             raise ValueError(f"cannot schedule at {end} before now ({now})")
         # Clock.call_direct, written out (one per start): the completion's heap entry
@@ -467,7 +473,8 @@ class Simulation:
         if job.pool == "gpu":
             self.cluster.release(index, job.grants)
             self.busy_gpus -= gpus
-            self.busy_load -= job.load
+            if self.job_loads is not None:
+                self.busy_load -= self.job_loads[index]
         else:
             self.cpu_pool.release(index, job.grants)
         del self.running[index]
