@@ -7,11 +7,13 @@ R-SUM mean and median), and tabulated into ``results/fidelity.csv`` and ``result
 ``results/sensitivity.md``; ``--kalos-sensitivity`` (alone) replays the Kalos traces with
 Kalos's start-up moved, into ``results/kalos_sensitivity.md``; ``--team-sensitivity`` (alone)
 replays the Seren traces with MLLM as a team of its own quota (``acme``'s ``team_quotas``),
-into ``results/team_sensitivity.md``. Usage::
+into ``results/team_sensitivity.md``; ``--user-sensitivity`` (alone) with a per-user GPU limit
+on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --team-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --user-sensitivity
 """
 
 from __future__ import annotations
@@ -213,6 +215,39 @@ def team_sensitivity(days: float, seeds: list[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
+USER_CAPS: tuple[tuple[str, dict], ...] = (
+    ("none (default)", {}),
+    ("published type share (Other 173, MLLM 196 GPUs)", {"Other": None, "MLLM": None}),
+    ("Other 128, MLLM 448 GPUs", {"Other": 128 / 2288, "MLLM": 448 / 2288}),
+    ("Other 96, MLLM 384 GPUs", {"Other": 96 / 2288, "MLLM": 384 / 2288}),
+)
+"""(label, ``user_caps``) of the rule-7 sensitivity runs (per-user GPU limits, Seren)."""
+
+
+def user_sensitivity(days: float, seeds: list[int]) -> str:
+    """MLLM's and Other's tails and the checks failed per seed with a per-user GPU limit."""
+    lines = [f"Seren, {days:g} days; a per-user GPU limit on MLLM and Other (`acme` rule 7, "
+             "`user_caps`): MLLM p90 / p99 (published 10 / 12,103 s), Other p95 / p99 "
+             "(published 68 / > 32,768 s), Eval p99 (4,206 s), mean queue (446 s) and checks "
+             "failed of 27, per seed", "",
+             "| per-user limit | " + " | ".join(f"seed {s}" for s in seeds) + " |",
+             "|---|" + "---|" * len(seeds)]
+    for label, caps in USER_CAPS:
+        cells = []
+        for seed in seeds:
+            options = {"user_caps": caps} if caps else {}
+            result, _ = validate(trace("seren", days, seed), options=options,
+                                 against="published")
+            row = {r.type: r.simulated for r in result.types}
+            failed = sum(len(r.failures) for r in result.types) + len(result.failures)
+            cells.append(f"MLLM {fmt(row['MLLM'][90])} / {fmt(row['MLLM'][99])}; Other "
+                         f"{fmt(row['Other'][95])} / {fmt(row['Other'][99])}; Eval "
+                         f"{fmt(row['Eval'][99])}; mean "
+                         f"{result.cluster['queue_mean']['simulated']:,.0f}; {failed}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -224,7 +259,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the Kalos start-up sensitivity (results/kalos_sensitivity.md)")
     p.add_argument("--team-sensitivity", action="store_true",
                    help="only the MLLM team-quota sensitivity (results/team_sensitivity.md)")
+    p.add_argument("--user-sensitivity", action="store_true",
+                   help="only the per-user GPU limit sensitivity (results/user_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.user_sensitivity:
+        text = user_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "user_sensitivity.md", text)
+        print(text)
+        return 0
     if args.team_sensitivity:
         text = team_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "team_sensitivity.md", text)

@@ -148,3 +148,22 @@ def test_a_team_quota_delays_the_teams_jobs_beyond_it_and_no_others():
     assert starts(plain) == {"s1": 0.0, "m1": 0.0, "m2": 5.0, "s2": 5.0, "m3": 120.0}
     with pytest.raises(ConfigError, match="team_quotas"):
         SCHEDULERS.create("acme", {"team_quotas": {"MLLM": 1.5}})
+
+
+def test_a_user_limit_delays_that_users_jobs_beyond_it_and_no_others():
+    # A per-user limit of 8 of the 32 GPUs on Other (rule 7): a's o1 (8 GPUs) starts at once;
+    # a's o2 (4 GPUs, t=5) would take a to 12 > 8 and waits for o1's end (t=100) while 20 GPUs
+    # are free. b's o3, the same shape behind o2, is b's own and starts at t=5 (a user at the
+    # limit hides no other). a's SFT job s1 is not limited (t=10, an empty node). b's o4
+    # (16 GPUs, larger than the limit, t=12) starts when b holds nothing: at o3's end, 35.
+    rows = [("o1", "a", "Other", 0, 100, 8, 1), ("o2", "a", "Other", 5, 50, 4, 1),
+            ("o3", "b", "Other", 5, 30, 4, 1), ("s1", "a", "SFT", 10, 10, 8, 1),
+            ("o4", "b", "Other", 12, 10, 16, 2)]
+    options = {"pool": 1.0, "best_effort": {}}
+    jobs, _ = run(rows, "acme", nodes=4, options={**options, "user_caps": {"Other": 0.25}})
+    assert starts(jobs) == {"o1": 0.0, "o2": 100.0, "o3": 5.0, "s1": 10.0, "o4": 35.0}
+    # Without the limit nothing of Other waits but o4, for two whole nodes (s1's end, t=20).
+    plain, _ = run(rows, "acme", nodes=4, options=options)
+    assert starts(plain) == {"o1": 0.0, "o2": 5.0, "o3": 5.0, "s1": 10.0, "o4": 20.0}
+    with pytest.raises(ConfigError, match="user_caps"):
+        SCHEDULERS.create("acme", {"user_caps": {"Other": 1.5}})

@@ -100,6 +100,11 @@ def _team_quotas() -> dict[str, float | None]:
     return {}
 
 
+def _user_caps() -> dict[str, float | None]:
+    """No per-user limit by default (rule 7; see the module)."""
+    return {}
+
+
 def published_pool(cluster: str, types: tuple[str, ...]) -> float:
     """``types``' published share of ``cluster``'s GPU time (1.0 if it has no published mix)."""
     targets = PUBLISHED.get(cluster.lower())
@@ -132,6 +137,10 @@ class Acme(AcmeReservation):
         """Job type -> share of the GPUs its running jobs may hold together, within which they
         start on any free GPU and beyond which they wait (None: the type's published share of
         GPU time; rule 6). Such a type is outside the pool."""
+        user_caps: dict = dataclasses.field(default_factory=_user_caps)
+        """Job type -> share of the GPUs one user's running jobs of that type may hold together
+        (Slurm's MaxTRESPerUser of the type's QOS; None: the type's published share of GPU
+        time; rule 7). Beyond it the user's jobs wait for the user's own jobs to end."""
         reserved_debug_above: int | None = 0
         """Debug jobs of more GPUs than this run in pretraining's reservation (0: every Debug
         job; None: none, Debug is a best-effort type like the others)."""
@@ -148,6 +157,10 @@ class Acme(AcmeReservation):
             if any(v is not None and not 0.0 <= v <= 1.0 for v in teams.values()):
                 raise ValueError(f"team_quotas must be shares in [0, 1] or None, got {teams}")
             object.__setattr__(self, "team_quotas", teams)
+            caps = {str(k): (None if v is None else float(v)) for k, v in self.user_caps.items()}
+            if any(v is not None and not 0.0 <= v <= 1.0 for v in caps.values()):
+                raise ValueError(f"user_caps must be shares in [0, 1] or None, got {caps}")
+            object.__setattr__(self, "user_caps", caps)
             if self.pool is not None and not 0.0 <= self.pool <= 1.0:
                 raise ValueError(f"pool must be a share in [0, 1], got {self.pool!r}")
             above = self.reserved_debug_above
@@ -170,6 +183,12 @@ class Acme(AcmeReservation):
         self.turns: dict[tuple[str, float], int] = {}
         """Jobs of each submission (user, submit time) queued so far: the next one's turn."""
         self.cluster_view: Any = None
+        self.capped = frozenset(self.config.user_caps)
+        """Types whose users are limited (rule 7)."""
+        self.user_gpus: dict[str, int] = {}
+        """GPUs one user's jobs of each capped type may hold (rule 7)."""
+        self.user_held: dict[tuple[str, str], int] = {}
+        """GPUs each (capped type, user) holds now."""
 
     def _size(self, view: SchedulerView) -> None:
         """Quotas as in ``acme_reservation``; the pool in GPUs."""
@@ -183,6 +202,10 @@ class Acme(AcmeReservation):
             if quota is None:
                 quota = published_pool(cluster.name, (team,))
             self.team_gpus[team] = int(quota * cluster.total_gpus)
+        for kind, cap in self.config.user_caps.items():
+            if cap is None:
+                cap = published_pool(cluster.name, (kind,))
+            self.user_gpus[kind] = int(cap * cluster.total_gpus)
         self.cluster_view = cluster
 
     def quota_of(self, job: JobInfo) -> str | None:
@@ -194,10 +217,13 @@ class Acme(AcmeReservation):
         return super().quota_of(job)
 
     def lane(self, job: JobInfo) -> Hashable:
-        """One queue per pool type, so a type the pool refuses never hides a best-effort one."""
+        """One queue per pool type, so a type the pool refuses never hides a best-effort one;
+        one per user of a capped type, so a user at the cap never hides another (rule 7)."""
         if job.type in self.pool_types:
-            return ("pool", job.type)
-        return super().lane(job)
+            lane: Hashable = ("pool", job.type)
+        else:
+            lane = super().lane(job)
+        return (lane, job.user) if job.type in self.capped else lane
 
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
         """(priority class, turn within its submission, submission time)."""
@@ -216,7 +242,15 @@ class Acme(AcmeReservation):
             return False
         if job.pool == "gpu" and job.type in self.team_gpus and not self._team_allows(job):
             return False
+        if job.pool == "gpu" and job.type in self.capped and not self._user_allows(job):
+            return False
         return super().admit(job)
+
+    def _user_allows(self, job: JobInfo) -> bool:
+        """Within the user's cap for the type (or the user holds nothing of it: a job larger
+        than the cap)."""
+        held = self.user_held.get((job.type, job.user), 0)
+        return held + held_gpus(job) <= self.user_gpus[job.type] or held == 0
 
     def _team_allows(self, job: JobInfo) -> bool:
         """Within its team's quota (or the team holds nothing: a job larger than the quota)."""
@@ -238,6 +272,9 @@ class Acme(AcmeReservation):
     def _account(self, job: JobInfo, sign: int) -> None:
         """Count the pool's GPUs (best-effort starts outside it), then ``acme_reservation``'s
         counters."""
+        if job.pool == "gpu" and job.type in self.capped:
+            mine = (job.type, job.user)
+            self.user_held[mine] = self.user_held.get(mine, 0) + sign * held_gpus(job)
         if job.pool == "gpu" and job.type in self.team_gpus:
             self.team_held[job.type] = self.team_held.get(job.type, 0) + sign * held_gpus(job)
         if job.pool == "gpu" and job.type in self.pool_types:
