@@ -60,6 +60,21 @@ for what-if variants, this is the baseline they are compared with):
    2 and 3 (0.23x on seed 1) or 0.15 on seed 3: a knife edge with no published value to fix it
    [chosen: off]; MLLM's p90 at 0.17 still fails on seeds
    2 and 3. The table is ``experiments/fidelity/results/team_sensitivity.md``.
+7. **Per-user limits (off by default).** ``user_caps`` limits the GPUs one user's running jobs
+   of a type hold together (Slurm's MaxTRESPerUser on the type's QOS): beyond it the user's
+   jobs of that type wait for the user's own jobs to end, each user in a queue of their own
+   (a user at the limit never holds up another); a job larger than the limit starts when the
+   user holds none of that type. ``None`` as a share means the type's published share of GPU
+   time. The candidates are Other and MLLM, whose published queueing has a long tail on a
+   short p90 (§2.5) while the top-5 users submit 63.7 % of the jobs (§2.5): a heavy user's
+   burst beyond a limit waits while the cluster is not full. [Measured, not adopted] On 183
+   days of synthetic Seren (seeds 1-3) no limit gives the tails without breaking the body: at
+   the published shares (Other 173, MLLM 196 GPUs) Other is untouched (its top user holds 37
+   GPUs on average, 161 at the p99 of its submissions) while MLLM's p99 overshoots to 5.3x
+   (seed 1); with Other 96 GPUs Other's p90 / p95 fail (3.4x, 4.4x) before its p99 reaches
+   the 9 h tail (5,844 s on seed 1); with Other 128 nothing of Other waits long (p99 580 s).
+   No published value fixes a limit [chosen: off]. The table is
+   ``experiments/fidelity/results/user_sensitivity.md``.
 
 Queueing therefore comes from the pool filling up and from the cluster's start-up latency
 (``acmesim.cluster.startup``, which the cluster preset sets).
