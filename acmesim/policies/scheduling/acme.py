@@ -70,9 +70,9 @@ for what-if variants, this is the baseline they are compared with):
    burst beyond a limit waits while the cluster is not full. [Measured, not adopted] On 183
    days of synthetic Seren (seeds 1-3) no limit gives the tails without breaking the body: at
    the published shares (Other 173, MLLM 196 GPUs) Other is untouched (its top user holds 37
-   GPUs on average, 161 at the p99 of its submissions) while MLLM's p99 overshoots to 5.3x
-   (seed 1); with Other 96 GPUs Other's p90 / p95 fail (3.4x, 4.4x) before its p99 reaches
-   the 9 h tail (5,844 s on seed 1); with Other 128 nothing of Other waits long (p99 580 s).
+   GPUs on average, 161 at the p99 of its submissions) while MLLM's p99 overshoots 4.4-6.1x;
+   with Other 96 GPUs Other's p95 fails (4.4x) before its p99 reaches the 9 h tail
+   (5,708-7,904 s); with Other 128 nothing of Other waits long (p99 580-1,738 s).
    No published value fixes a limit [chosen: off]. The table is
    ``experiments/fidelity/results/user_sensitivity.md``.
 
