@@ -217,6 +217,11 @@ class PreemptiveScheduler(PriorityScheduler):
         self._failed_plan: tuple[int, int, int] | None = None
         self._capacity: Capacity | None = None
         """Reused by ``_sole_fitting`` (refreshed each time: one object, not one a pass)."""
+        self._this_pass: tuple[SchedulerView, JobInfo | None, list[JobInfo] | None] | None = None
+        """What the last pass that preempts nothing starts: (view, lone job, plan)."""
+        self._no_preemption = Decision(start=_PassStarts(self))
+        """The decision of every pass that preempts nothing (its starts are drawn from
+        ``_this_pass`` when the engine iterates them): one object, not one a pass."""
         self._admit: Callable[[JobInfo], bool] | None = (
             None if type(self).admit is PriorityScheduler.admit else self.admit)
         """``admit``, or None when the subclass keeps the default (admit everything)."""
@@ -262,7 +267,8 @@ class PreemptiveScheduler(PriorityScheduler):
             return NOTHING
         sole = self._sole_fitting(view)
         if sole is not None:  # a plan would be [sole] and no victims (most passes)
-            return Decision(start=self._start_sole(view, sole))
+            self._this_pass = (view, sole, None)
+            return self._no_preemption
         victims: list[JobInfo] = []
         planned: list[JobInfo] = []
         worst = self._worst_if_worth_planning(view)
@@ -272,7 +278,19 @@ class PreemptiveScheduler(PriorityScheduler):
                 best = self.queue.peek()
                 self._failed_plan = (view.cluster.version, best.index if best else -1,
                                      self.state_version)
-        return Decision(start=self._starts(view, planned), preempt=victims)
+        if victims:
+            return Decision(start=self._starts(view, planned), preempt=victims)
+        self._this_pass = (view, None, planned)
+        return self._no_preemption
+
+    def _pass_starts(self) -> Iterator[JobInfo]:
+        """The starts of the last pass that preempts nothing (``_no_preemption``'s)."""
+        if self._this_pass is None:
+            return iter(())
+        view, sole, planned = self._this_pass
+        if sole is not None:
+            return self._start_sole(view, sole)
+        return self._starts(view, planned or [])
 
     def _start_sole(self, view: SchedulerView, job: JobInfo) -> Iterator[JobInfo]:
         """What ``_starts`` does with the plan ``[job]``, without making the plan.
@@ -445,6 +463,19 @@ class PreemptiveScheduler(PriorityScheduler):
             if job.index in pending and (admit is None or admit(job)) and view.fits(job):
                 yield job
         yield from self.fill(view)
+
+
+class _PassStarts(Iterable[JobInfo]):
+    """The starts of a preemptive scheduler's last pass that preempts nothing, drawn anew on
+    every iteration (the engine iterates a pass's starts once, during that pass)."""
+
+    __slots__ = ("_scheduler",)
+
+    def __init__(self, scheduler: PreemptiveScheduler) -> None:
+        self._scheduler = scheduler
+
+    def __iter__(self) -> Iterator[JobInfo]:
+        return self._scheduler._pass_starts()
 
 
 __all__ = ["PreemptiveScheduler", "fit_nodes", "usable_free"]
