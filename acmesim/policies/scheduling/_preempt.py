@@ -26,6 +26,7 @@ from typing import Any
 
 from acmesim.cluster.view import ClusterView, JobInfo, SchedulerView
 from acmesim.policies.scheduling._priority import PriorityScheduler
+from acmesim.policies.scheduling._shapes import Capacity
 from acmesim.policies.scheduling.base import NOTHING, Decision
 
 _UNKNOWN: Any = object()
@@ -45,22 +46,34 @@ def usable_free(cluster: ClusterView) -> list[int]:
     return free
 
 
-def fit_nodes(free: list[int], job: JobInfo, gpus_per_node: int) -> list[int] | None:
-    """Nodes ``job`` would take in the working state (best fit / lowest whole nodes), or None."""
+def fit_nodes(free: list[int], job: JobInfo, gpus_per_node: int,
+              have: list[int] | None = None) -> list[int] | None:
+    """Nodes ``job`` would take in the working state (best fit / lowest whole nodes), or None.
+
+    ``have``: how many usable nodes of ``free`` have each free count (``have[k]``), when the
+    caller keeps it (``take`` and ``release`` do): the counts then say which count is the best
+    fit without reading every node.
+    """
+    if have is None:
+        have = free_counts(free, gpus_per_node)
     if job.nodes_needed == 1:
         # Best fit, lowest node among equals: the first node of the smallest count that fits
-        # (set and list.index scan in C; unusable nodes are negative and never match).
-        present = set(free)
+        # (list.index scans in C; unusable nodes are negative and never match).
         for count in range(job.per_node, gpus_per_node + 1):
-            if count in present:
+            if have[count]:
                 return [free.index(count)]
         return None
-    if free.count(gpus_per_node) < job.nodes_needed:
+    if have[gpus_per_node] < job.nodes_needed:
         return None
     nodes: list[int] = []
     for _ in range(job.nodes_needed):
         nodes.append(free.index(gpus_per_node, nodes[-1] + 1 if nodes else 0))
     return nodes
+
+
+def free_counts(free: list[int], gpus_per_node: int) -> list[int]:
+    """How many usable nodes of ``free`` have each free count 0 .. ``gpus_per_node``."""
+    return [free.count(count) for count in range(gpus_per_node + 1)]
 
 
 def whole_nodes(free: list[int], gpus_per_node: int) -> list[int]:
@@ -89,16 +102,26 @@ def take_by_count(have: list[int], job: JobInfo, gpus_per_node: int) -> bool:
     return True
 
 
-def release(free: list[int], job: JobInfo) -> None:
-    """Give a victim's GPUs back in the working state."""
+def release(free: list[int], job: JobInfo, have: list[int] | None = None) -> None:
+    """Give a victim's GPUs back in the working state (and in its counts ``have``)."""
     for node, mask in job.grants:
-        free[node] += mask.bit_count()
+        before = free[node]
+        after = free[node] = before + mask.bit_count()
+        if have is not None and before >= 0:
+            have[before] -= 1
+            have[after] += 1
 
 
-def take(free: list[int], nodes: list[int], job: JobInfo) -> None:
-    """Take a planned job's GPUs in the working state."""
+def take(free: list[int], nodes: list[int], job: JobInfo,
+         have: list[int] | None = None) -> None:
+    """Take a planned job's GPUs in the working state (and in its counts ``have``)."""
+    per_node = job.per_node
     for node in nodes:
-        free[node] -= job.per_node
+        before = free[node]
+        free[node] = before - per_node
+        if have is not None:
+            have[before] -= 1
+            have[before - per_node] += 1
 
 
 def _gpus_of(victims: Iterable[JobInfo]) -> int:
@@ -106,31 +129,59 @@ def _gpus_of(victims: Iterable[JobInfo]) -> int:
     return sum(v.gpu_num for v in victims)
 
 
-def victims_on_one_node(job: JobInfo, free: list[int], candidates: list[JobInfo],
+def victims_on_one_node(job: JobInfo, free: list[int], candidates: Iterable[JobInfo],
                         budget: float) -> tuple[list[int], list[JobInfo]] | None:
-    """Worst-first victims that free ``job.per_node`` GPUs on a single node, or None."""
+    """Worst-first victims that free ``job.per_node`` GPUs on a single node, or None.
+
+    Single-node victims are tried first: the first node they alone clear, in the victims'
+    order; failing that, the first node cleared when multi-node victims count too. Both are
+    followed in one walk of ``candidates`` (which may be lazy: the walk stops at the first
+    node single-node victims clear)."""
     need = job.per_node
-    for allow_gangs in (False, True):
-        gained: dict[int, int] = {}
-        stopped: dict[int, list[JobInfo]] = {}
-        for victim in candidates:
-            if victim.nodes_needed > 1 and not allow_gangs:
-                continue
-            for node, mask in victim.grants:
-                if free[node] < 0:
-                    continue
-                gained[node] = gained.get(node, 0) + mask.bit_count()
-                stopped.setdefault(node, []).append(victim)
-                if free[node] + gained[node] >= need and _gpus_of(stopped[node]) <= budget:
-                    return [node], stopped[node]
-    return None
+    unlimited = budget == math.inf
+    stopped: dict[int, list[JobInfo]] = {}
+    """Single-node victims by node (with the GPUs they free there)."""
+    any_stopped: dict[int, list[JobInfo]] = {}
+    """Every victim by node (until ``with_gangs`` is found)."""
+    gained: dict[int, int] = {}
+    any_gained: dict[int, int] = {}
+    with_gangs: tuple[list[int], list[JobInfo]] | None = None
+    """The answer counting multi-node victims too (its first node), once found."""
+    for victim in candidates:
+        single = victim.nodes_needed == 1
+        for node, mask in victim.grants:
+            short = need - free[node]
+            if short > need:
+                continue  # an unusable node (its free count is negative)
+            bits = mask.bit_count()
+            if with_gangs is None:
+                total = any_gained[node] = any_gained.get(node, 0) + bits
+                on_node = any_stopped.get(node)
+                if on_node is None:
+                    on_node = any_stopped[node] = [victim]
+                else:
+                    on_node.append(victim)
+                if total >= short and (unlimited or _gpus_of(on_node) <= budget):
+                    with_gangs = ([node], on_node)
+            if single:
+                total = gained[node] = gained.get(node, 0) + bits
+                on_node = stopped.get(node)
+                if on_node is None:
+                    on_node = stopped[node] = [victim]
+                else:
+                    on_node.append(victim)
+                if total >= short and (unlimited or _gpus_of(on_node) <= budget):
+                    return [node], on_node
+    return with_gangs
 
 
-def victims_for_gang(job: JobInfo, free: list[int], candidates: list[JobInfo],
-                     gpus_per_node: int, budget: float
+def victims_for_gang(job: JobInfo, free: list[int], candidates: Iterable[JobInfo],
+                     gpus_per_node: int, budget: float, have: list[int] | None = None
                      ) -> tuple[list[int], list[JobInfo]] | None:
-    """Worst-first victims that clear enough whole nodes for a multi-node job, or None."""
-    missing = job.nodes_needed - free.count(gpus_per_node)
+    """Worst-first victims that clear enough whole nodes for a multi-node job, or None
+    (``have``: the counts of ``free``, if the caller keeps them)."""
+    whole = free.count(gpus_per_node) if have is None else have[gpus_per_node]
+    missing = job.nodes_needed - whole
     occupied: dict[int, int] = {}
     stopped: dict[int, list[JobInfo]] = {}
     cleared: list[int] = []
@@ -164,6 +215,13 @@ class PreemptiveScheduler(PriorityScheduler):
         self.state_version = 0
         """Bumped by subclasses whenever running jobs' ranks change (e.g. a demotion)."""
         self._failed_plan: tuple[int, int, int] | None = None
+        self._capacity: Capacity | None = None
+        """Reused by ``_sole_fitting`` (refreshed each time: one object, not one a pass)."""
+        self._this_pass: tuple[SchedulerView, JobInfo | None, list[JobInfo] | None] | None = None
+        """What the last pass that preempts nothing starts: (view, lone job, plan)."""
+        self._no_preemption = Decision(start=_PassStarts(self))
+        """The decision of every pass that preempts nothing (its starts are drawn from
+        ``_this_pass`` when the engine iterates them): one object, not one a pass."""
         self._admit: Callable[[JobInfo], bool] | None = (
             None if type(self).admit is PriorityScheduler.admit else self.admit)
         """``admit``, or None when the subclass keeps the default (admit everything)."""
@@ -180,6 +238,11 @@ class PreemptiveScheduler(PriorityScheduler):
     def victims(self, view: SchedulerView, rank: Any) -> list[JobInfo]:
         """Running jobs ranked worse than ``rank`` that may be preempted, worst first."""
         raise NotImplementedError
+
+    def iter_victims(self, view: SchedulerView, rank: Any) -> Iterable[JobInfo]:
+        """``victims(view, rank)`` in the same order, possibly lazily (a policy that can
+        produce them one at a time overrides this: the planner often needs only the first)."""
+        return self.victims(view, rank)
 
     def has_victims(self, view: SchedulerView, rank: Any) -> bool:
         """Whether ``victims(view, rank)`` is non-empty (subclasses answer without the list)."""
@@ -204,7 +267,8 @@ class PreemptiveScheduler(PriorityScheduler):
             return NOTHING
         sole = self._sole_fitting(view)
         if sole is not None:  # a plan would be [sole] and no victims (most passes)
-            return Decision(start=self._start_sole(view, sole))
+            self._this_pass = (view, sole, None)
+            return self._no_preemption
         victims: list[JobInfo] = []
         planned: list[JobInfo] = []
         worst = self._worst_if_worth_planning(view)
@@ -214,7 +278,19 @@ class PreemptiveScheduler(PriorityScheduler):
                 best = self.queue.peek()
                 self._failed_plan = (view.cluster.version, best.index if best else -1,
                                      self.state_version)
-        return Decision(start=self._starts(view, planned), preempt=victims)
+        if victims:
+            return Decision(start=self._starts(view, planned), preempt=victims)
+        self._this_pass = (view, None, planned)
+        return self._no_preemption
+
+    def _pass_starts(self) -> Iterator[JobInfo]:
+        """The starts of the last pass that preempts nothing (``_no_preemption``'s)."""
+        if self._this_pass is None:
+            return iter(())
+        view, sole, planned = self._this_pass
+        if sole is not None:
+            return self._start_sole(view, sole)
+        return self._starts(view, planned or [])
 
     def _start_sole(self, view: SchedulerView, job: JobInfo) -> Iterator[JobInfo]:
         """What ``_starts`` does with the plan ``[job]``, without making the plan.
@@ -226,8 +302,10 @@ class PreemptiveScheduler(PriorityScheduler):
         """
         if view.fits(job):
             yield job
-            yield from self.fill(view)
-            if job.index not in self.queue.entries:
+            queue = self.queue
+            if queue:  # (it seldom is: the job was the only one pending)
+                yield from self.fill(view)
+            if job.index not in queue.entries:
                 return
         if self._worst_if_worth_planning(view) is not None:
             self._failed_plan = (view.cluster.version, job.index, self.state_version)
@@ -240,20 +318,18 @@ class PreemptiveScheduler(PriorityScheduler):
         starts it if the placement can (``_start_sole``).
         """
         queue = self.queue
-        if len(queue) != 1:
+        if len(queue.entries) != 1:
             return None
         job = queue.peek()
         if job is None or job.pool != "gpu" or (self._admit is not None and not self._admit(job)):
             return None
         cluster = view.cluster
-        by_count = cluster.free_by_count
-        gpus = cluster.gpus_per_node
-        if job.nodes_needed == 1:
-            for count in range(job.per_node, gpus + 1):
-                if by_count[count]:
-                    return job
-            return None
-        return job if len(by_count[gpus]) >= job.nodes_needed else None
+        capacity = self._capacity
+        if capacity is None or capacity.gpus_per_node != cluster.gpus_per_node:
+            capacity = self._capacity = Capacity(cluster)
+        else:
+            capacity.refresh(cluster)
+        return job if capacity.admits(job) else None
 
     def _worth_planning(self, view: SchedulerView) -> bool:
         """Whether the best pending job outranks the worst running one (and it is news)."""
@@ -320,6 +396,7 @@ class PreemptiveScheduler(PriorityScheduler):
         cluster = view.cluster
         gpus = cluster.gpus_per_node
         free = usable_free(cluster)
+        have = list(map(len, cluster.free_by_count))  # the counts of ``free`` (UP nodes)
         budget = self.preempt_budget(view)
         if worst is _UNKNOWN:
             worst = self.worst_rank(view)
@@ -329,9 +406,9 @@ class PreemptiveScheduler(PriorityScheduler):
         for job in self.queue.in_order(self.preempt_depth):
             if job.pool != "gpu" or (admit is not None and not admit(job)):
                 continue
-            nodes = fit_nodes(free, job, gpus)
+            nodes = fit_nodes(free, job, gpus, have)
             if nodes is None:
-                found = self._find_victims(view, job, free, chosen, worst, budget)
+                found = self._find_victims(view, job, free, chosen, worst, budget, have)
                 if found is None:
                     if self.strict:
                         break  # head-of-line: nothing behind a blocked job may start
@@ -339,22 +416,23 @@ class PreemptiveScheduler(PriorityScheduler):
                 nodes, victims = found
                 for victim in victims:
                     chosen[victim.index] = victim
-                    release(free, victim)
+                    release(free, victim, have)
                 budget -= _gpus_of(victims)
-            take(free, nodes, job)
+            take(free, nodes, job, have)
             planned.append(job)
         return list(chosen.values()), planned
 
     def _find_victims(self, view: SchedulerView, job: JobInfo, free: list[int],
-                      chosen: dict[int, JobInfo], worst: Any, budget: float
+                      chosen: dict[int, JobInfo], worst: Any, budget: float,
+                      have: list[int] | None = None
                       ) -> tuple[list[int], list[JobInfo]] | None:
-        """Nodes and victims that let ``job`` start (``worst``: ``worst_rank``), or None."""
+        """Nodes and victims that let ``job`` start (``worst``: ``worst_rank``), or None
+        (``have``: the counts of ``free``, if the caller keeps them)."""
         candidates = self._candidates(view, job, chosen, worst, budget)
-        if not candidates:
-            return None
         if job.nodes_needed == 1:
             return victims_on_one_node(job, free, candidates, budget)
-        return victims_for_gang(job, free, candidates, view.cluster.gpus_per_node, budget)
+        return victims_for_gang(job, free, candidates, view.cluster.gpus_per_node, budget,
+                                have)
 
     def _may_preempt_for(self, view: SchedulerView, job: JobInfo, worst: Any,
                          budget: float) -> bool:
@@ -365,13 +443,17 @@ class PreemptiveScheduler(PriorityScheduler):
         return self.has_victims(view, rank)
 
     def _candidates(self, view: SchedulerView, job: JobInfo, chosen: dict[int, JobInfo],
-                    worst: Any, budget: float) -> list[JobInfo]:
-        """Running jobs not yet ``chosen`` that ``job`` may stop (none if it outranks none;
-        ``worst``: ``worst_rank``, the same throughout a plan)."""
+                    worst: Any, budget: float) -> Iterable[JobInfo]:
+        """Running jobs not yet ``chosen`` that ``job`` may stop, worst first (none if it
+        outranks none; ``worst``: ``worst_rank``, the same throughout a plan). Lazy when the
+        policy's ``iter_victims`` is: the victim searches stop early."""
         rank = self.rank(job, view)
         if worst is None or not rank < worst or budget <= 0:
-            return []
-        return [v for v in self.victims(view, rank) if v.index not in chosen]
+            return ()
+        victims = self.iter_victims(view, rank)
+        if not chosen:
+            return victims
+        return (v for v in victims if v.index not in chosen)
 
     def _starts(self, view: SchedulerView, planned: list[JobInfo]) -> Iterator[JobInfo]:
         """The planned jobs (those still pending that fit), then the usual fill."""
@@ -381,6 +463,19 @@ class PreemptiveScheduler(PriorityScheduler):
             if job.index in pending and (admit is None or admit(job)) and view.fits(job):
                 yield job
         yield from self.fill(view)
+
+
+class _PassStarts(Iterable[JobInfo]):
+    """The starts of a preemptive scheduler's last pass that preempts nothing, drawn anew on
+    every iteration (the engine iterates a pass's starts once, during that pass)."""
+
+    __slots__ = ("_scheduler",)
+
+    def __init__(self, scheduler: PreemptiveScheduler) -> None:
+        self._scheduler = scheduler
+
+    def __iter__(self) -> Iterator[JobInfo]:
+        return self._scheduler._pass_starts()
 
 
 __all__ = ["PreemptiveScheduler", "fit_nodes", "usable_free"]

@@ -31,14 +31,18 @@ class Capacity:
         self.refresh(cluster)
 
     def refresh(self, cluster: ClusterView) -> None:
-        """Re-read the cluster (O(GPUs per node))."""
+        """Re-read the cluster (O(GPUs per node); O(1) while a whole node is free)."""
         by_count = cluster.free_by_count
-        self.whole = len(by_count[self.gpus_per_node])
-        self.max_single = 0
-        for count in range(self.gpus_per_node, 0, -1):
+        gpus = self.gpus_per_node
+        whole = self.whole = len(by_count[gpus])
+        if whole:
+            self.max_single = gpus
+            return
+        for count in range(gpus - 1, 0, -1):
             if by_count[count]:
                 self.max_single = count
-                break
+                return
+        self.max_single = 0
 
     def admits(self, job: JobInfo) -> bool:
         """Whether ``job``'s shape can fit now (CPU jobs: always try)."""

@@ -132,6 +132,8 @@ class LeastAttainedService(PreemptiveScheduler):
             return
         target = self.thresholds[level] + self.baseline.get(job.index, 0.0)
         when = job.last_start + (target - job.attained_closed) / job.gpu_num
+        if when >= job.expected_end:
+            return  # its running interval ends first (then a pass would drop the entry unread)
         heapq.heappush(self._demotions, (when, job.index, job.epoch, job))
 
     def _arm_promotion(self, job: JobInfo, view: SchedulerView) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from collections.abc import Iterator
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -42,11 +43,15 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         self._remaining = (self.estimates.remaining if self.estimates is not None
                            else self.remaining_estimate)
         """``remaining_estimate`` without the indirection (called for every rank and key)."""
+        self._exact = self.estimates is not None and self.estimates.exact
+        """Remaining time is the recorded one (the oracle): ``on_start`` works it out itself."""
         self.ends: dict[int, float] = {}
         """Estimated end of each running GPU job."""
-        self._by_end: list[tuple[float, int]] = []
-        """(end, index) of every job in ``ends``, ascending (``worst_rank`` and ``victims``
-        walk it from the top)."""
+        self._end_at: list[float] = []
+        self._end_of: list[int] = []
+        """The (end, index) pairs of ``ends`` in ascending order, as two parallel lists (their
+        bisection compares floats, not tuples); ``worst_rank`` and ``victims`` walk them from
+        the top."""
 
     def key(self, job: JobInfo, view: SchedulerView) -> float:
         """Estimated remaining run time (s)."""
@@ -58,14 +63,23 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
 
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """Remember when the job should end."""
-        super().on_start(job, view)
+        self.queue.remove(job)  # PriorityScheduler.on_start, written out (once a start)
         if job.pool == "gpu":
             index = job.index
-            end = job.last_start + job.overhead + self._remaining(job)
+            if self._exact:  # Estimates.remaining, written out
+                remaining = max(job.recorded_run_time - job.work_done, 0.0)
+            else:
+                remaining = self._remaining(job)
+            end = job.last_start + job.overhead + remaining
             if index in self.ends:
                 self._forget_end(index)
             self.ends[index] = end
-            bisect.insort(self._by_end, (end, index))
+            at, of = self._end_at, self._end_of
+            place = bisect.bisect_right(at, end)
+            while place and at[place - 1] == end and of[place - 1] > index:
+                place -= 1  # equal ends go by index
+            at.insert(place, end)
+            of.insert(place, index)
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Forget the stopped job's end and queue it again."""
@@ -81,34 +95,45 @@ class ShortestRemainingTimeFirst(PreemptiveScheduler):
         """Drop a job's estimated end, if it has one."""
         end = self.ends.pop(index, None)
         if end is not None:
-            del self._by_end[bisect.bisect_left(self._by_end, (end, index))]
+            at, of = self._end_at, self._end_of
+            place = bisect.bisect_left(at, end)
+            while of[place] != index:
+                place += 1  # equal ends go by index
+            del at[place]
+            del of[place]
+
+    def _by_end(self) -> Iterator[tuple[float, int]]:
+        """(end, index) of every job in ``ends``, latest first."""
+        return zip(reversed(self._end_at), reversed(self._end_of), strict=True)
 
     def worst_rank(self, view: SchedulerView) -> float | None:
         """Longest remaining time among running jobs."""
         running = view.running
-        for end, index in reversed(self._by_end):
+        for end, index in self._by_end():
             if index in running:
                 return max(end - view.now, 0.0)
         return None
 
     def victims(self, view: SchedulerView, rank: float) -> list[JobInfo]:
         """Running jobs with more remaining time than ``rank``, longest first."""
+        return list(self.iter_victims(view, rank))
+
+    def iter_victims(self, view: SchedulerView, rank: float) -> Iterator[JobInfo]:
+        """``victims``, one at a time (the planner mostly stops at the first few)."""
         now = view.now
         running = view.running
-        out: list[JobInfo] = []
-        for end, index in reversed(self._by_end):
+        for end, index in self._by_end():
             if not end - now > rank:
-                break  # ends ascend, so no earlier entry has more time left
+                return  # ends ascend, so no earlier entry has more time left
             job = running.get(index)
             if job is not None:
-                out.append(job)
-        return out
+                yield job
 
     def has_victims(self, view: SchedulerView, rank: float) -> bool:
         """Whether a running job has more remaining time than ``rank`` (``victims`` non-empty)."""
         now = view.now
         running = view.running
-        for end, index in reversed(self._by_end):
+        for end, index in self._by_end():
             if not end - now > rank:
                 return False
             if index in running:
