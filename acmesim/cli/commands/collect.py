@@ -60,10 +60,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``acmesim collect``; failed and crashed runs are listed, not an error."""
+    args = parser().parse_args(argv)  # before the imports: --help needs none of them
     from acmesim.core.atomic import atomic_write_csv
     from acmesim.results.rundirs import COMPLETE
 
-    args = parser().parse_args(argv)
     table = collect(args.sweep_dir)
     out = args.out or args.sweep_dir / DEFAULT_NAME
     atomic_write_csv(out, table)
