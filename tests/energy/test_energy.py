@@ -324,6 +324,35 @@ def test_the_calibration_draws_are_the_runs_and_integrate_to_its_own_energy(shor
         2930.0, rel=1e-12)
 
 
+def test_the_load_is_fitted_on_the_mean_idle_share_of_the_fit_seeds_not_on_one_seed():
+    from calibration.energy import PUBLISHED_IDLE, choose_load
+
+    # seed 1 alone would pick 1.3 (0.292); the mean of the three seeds picks 1.25
+    shares = {1.2: [0.341, 0.330, 0.320], 1.25: [0.310, 0.300, 0.262],
+              1.3: [0.292, 0.281, 0.241]}
+    assert choose_load({load: v[:1] for load, v in shares.items()}) == 1.3
+    assert choose_load(shares) == 1.25
+    # the grid's order does not matter, only the distance of each mean to the published share
+    assert choose_load({1.3: [PUBLISHED_IDLE - 0.01], 1.2: [PUBLISHED_IDLE + 0.03]}) == 1.3
+
+
+def test_the_calibration_table_marks_each_seed_fit_or_held_out(short_seren, monkeypatch,
+                                                               capsys):
+    import calibration.energy as cal
+
+    replayed = []
+    monkeypatch.setattr(cal, "replay", lambda days, seed, load: replayed.append(
+        (seed, load)) or short_seren)
+    monkeypatch.setattr(cal, "window", lambda name, days: (5 * cal.DAY, 12 * cal.DAY))
+    assert cal.main(["--days", "12", "--seeds", "1", "4", "--fit-seeds", "1",
+                     "--load", "1.25"]) == 0
+    out = capsys.readouterr().out
+    assert replayed == [(1, 1.25), (4, 1.25)]
+    assert "seed 1 (fit) (12 days at load 1.25, days 5-12)" in out
+    assert "seed 4 (held out)" in out and "pooled" not in out
+    assert out.count("idle_share") == 2
+
+
 def test_the_august_window_is_days_153_to_183_and_needs_a_183_day_replay():
     from calibration.energy import DAY, window
 

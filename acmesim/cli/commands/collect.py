@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from acmesim.core.atomic import atomic_write_csv
 from acmesim.core.errors import AcmesimError
-from acmesim.results.rundirs import COMPLETE, RunRecord, find_runs, read_run
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from acmesim.results.rundirs import RunRecord
+
+# pandas and the run-directory readers (YAML) are imported where a sweep is collected, so that
+# `acmesim collect --help` loads neither.
 
 DEFAULT_NAME = "sweep_summary.csv"
 
 
 def collect(sweep_dir: Path) -> pd.DataFrame:
     """One row per run under ``sweep_dir``: run, status, error, overrides, summary columns."""
+    import pandas as pd
+
+    from acmesim.results.rundirs import find_runs, read_run
+
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise AcmesimError(f"{sweep_dir}: no such directory")
@@ -52,7 +60,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``acmesim collect``; failed and crashed runs are listed, not an error."""
-    args = parser().parse_args(argv)
+    args = parser().parse_args(argv)  # before the imports: --help needs none of them
+    from acmesim.core.atomic import atomic_write_csv
+    from acmesim.results.rundirs import COMPLETE
+
     table = collect(args.sweep_dir)
     out = args.out or args.sweep_dir / DEFAULT_NAME
     atomic_write_csv(out, table)

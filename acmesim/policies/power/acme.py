@@ -31,10 +31,10 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
   draw at the mean of its servers' intensities (``job_factor``: the energy is the servers'
   sum). The share, mean and concentration are **fitted** (``python -m calibration.energy
   --fit``) so that a replay of ``trace=synthetic`` Seren (60 days, seed 1) at the logged
-  month's load (``trace.load=1.3``, itself fitted to the published idle share: the power logs
-  are of August 2023, a month busier than the six-month mean the generator reproduces at
-  ``load=1``, docs/energy.md) reproduces the published per-GPU power median (96 W), p75
-  (291 W) and p90 (395 W).
+  month's load (``trace.load=1.3``, itself fitted to the published idle share on the mean of
+  seeds 1-3: the power logs are of August 2023, a month busier than the six-month mean the
+  generator reproduces at ``load=1``, docs/energy.md) reproduces the published per-GPU power
+  median (96 W), p75 (291 W) and p90 (395 W).
 - ``cpu_w = 328`` per server: CPUs 11.2% of a GPU server's power (Fig. 9) at the published mean
   of 2,930 W **[derived]**: 0.112 x 2930.
 - ``other_w`` per server (memory, NICs, storage, fans): **fitted** so that the same replay's
@@ -46,7 +46,8 @@ paper via N-ZH; Seren GPU servers, 8 x A100-SXM 80 GB, §1):
 - ``efficiency = 0.904``: the 9.6% conversion loss (Fig. 9), 1 - 0.096. **Used as given.**
 
 Fitted through the load: the published idle share (29% of the samples <= 70 W).
-Left to check (not fitted): the fit on seeds 2 and 3, the breakdown (GPUs about 2/3 of a busy
+Left to check (not fitted): every criterion on seeds 4-6 (held out), the per-GPU quantiles
+and the server mean on seeds 2 and 3, the breakdown (GPUs about 2/3 of a busy
 server) and the GPU-server median, p90 and maximum (2,520 W, 4,851 W, 6,554 W).
 ``python -m calibration.energy`` prints the table, ``--sensitivity`` how it moves.
 """
