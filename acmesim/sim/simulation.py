@@ -29,7 +29,7 @@ from heapq import heappush
 from types import MappingProxyType
 from typing import Literal
 
-from simpy.core import StopSimulation
+from simpy.core import NORMAL, StopSimulation
 from simpy.events import Event
 
 from acmesim.cluster.cluster import Allocation, Cluster
@@ -139,9 +139,7 @@ class Simulation:
         self._complete = self._on_complete  # bound once: one completion per start
         self._arrive = self._on_arrivals
         self._call_direct = self.env.call_direct
-        self._eid = self.env._eid  # the clock's counter
-        self._near, self._add_later = self.env._near, self.env.add_later  # the calendar
-        self._width = self.env.bucket_width
+        self._heap, self._eid = self.env._queue, self.env._eid  # the clock's heap and counter
         self._cache: tuple[JobInfo | None, int, Allocation | None] = (None, -1, None)
         self._failed: tuple[JobInfo | None, int] = (None, -1)
         self._progress = progress
@@ -242,13 +240,8 @@ class Simulation:
         while end < size and submit[end] == now:
             end += 1
         if end < size:  # Clock.call_direct, written out (submit times never go back)
-            time = submit[end]
-            entry = (time, next(self._eid), self._arrive, end, None)
-            bucket = time // self._width
-            if bucket <= self.env._current:
-                heappush(self._near, entry)
-            else:
-                self._add_later(bucket, entry)
+            heappush(self._heap, (submit[end], NORMAL, next(self._eid),  # type: ignore[misc]
+                                  (self._arrive, end, None)))
         self._events += 1
         make = self._make_job
         if end == begin + 1 and self._plain_arrivals:
@@ -434,15 +427,11 @@ class Simulation:
             self.busy_gpus += gpus
             if self.job_loads is not None:
                 self.busy_load += self.job_loads[index]
-        if not end >= now:
+        if end < now:
             raise ValueError(f"cannot schedule at {end} before now ({now})")
-        # Clock.call_direct, written out (one per start): the completion in the calendar
-        entry = (end, next(self._eid), self._complete, job, job.epoch)
-        bucket = end // self._width
-        if bucket <= self.env._current:
-            heappush(self._near, entry)
-        else:
-            self._add_later(bucket, entry)
+        # Clock.call_direct, written out (one per start): the completion's heap entry
+        heappush(self._heap, (end, NORMAL, next(self._eid),  # type: ignore[misc]  # see call_direct
+                              (self._complete, job, job.epoch)))
         if self._start_hook:
             self.scheduler.on_start(job, self.view)
         return True
@@ -595,7 +584,7 @@ class Simulation:
 
     def has_pending_events(self) -> bool:
         """Whether anything else is scheduled to happen (an arrival, an end, a callback)."""
-        return self.env.any_pending()
+        return self.env.pending() > 0
 
     def live_jobs(self) -> list[JobInfo]:
         """Every arrived job that has not ended: held first, then pending and running."""
