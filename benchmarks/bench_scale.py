@@ -235,7 +235,7 @@ def print_table(rows: list[dict]) -> None:
     print(f"\nFIFO + consolidate, {rows[0]['days']:g} days of synthetic Seren "
           f"(CPU s of simulate(); reference: the heapq loop alone)")
     print(f"{'scale':>5} {'GPUs':>7} {'GPU jobs':>10} {'events':>11} {'acmesim CPU s':>13} "
-          f"{'wall s':>7} {'µs/event':>8} {'peak RSS MB':>11} {'ref CPU s':>9} "
+          f"{'wall s':>7} {'µs/event':>8} {'µs/job':>7} {'peak RSS MB':>11} {'ref CPU s':>9} "
           f"{'ratio':>6} {'identical':>9}")
     for row in rows:
         acme, ref = row["acmesim"], row.get("reference")
@@ -244,7 +244,8 @@ def print_table(rows: list[dict]) -> None:
                    f"{'-':>9} {'-':>6} {'unchecked':>9}")
         print(f"{row['scale']:>4}x {acme['gpus']:>7,} {acme['jobs']:>10,} {acme['events']:>11,} "
               f"{acme['cpu_s']:>13.1f} {acme['wall_s']:>7.1f} "
-              f"{acme['cpu_s'] / acme['events'] * 1e6:>8.1f} {acme['peak_rss_mb']:>11,.0f} "
+              f"{acme['cpu_s'] / acme['events'] * 1e6:>8.1f} "
+              f"{acme['cpu_s'] / acme['jobs'] * 1e6:>7.1f} {acme['peak_rss_mb']:>11,.0f} "
               f"{against}")
     for row in rows:
         ref, acme = row.get("reference"), row["acmesim"]
