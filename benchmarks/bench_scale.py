@@ -11,11 +11,15 @@ jobs are printed and the exit status is 1.
 
     python benchmarks/bench_scale.py [--scales 1 4 10] [--days 183] [--seed 1]
         [--cache DIR] [--schedulers [NAME ...]] [--failures [--checkpoint young]]
+        [--acmesim-only]
 
 ``--schedulers`` also times every registered scheduler (or the ones named) at each scale and
 prints its CPU ratio to FIFO (target: under 2x; ``eval_decoupled`` under 3x); ``--failures``
 times ``failure=acme checkpoint=<--checkpoint>(async) recovery=automatic`` against the
-failure-free FIFO replay (target: under 1.3x). CPU time is the measure (other processes on a
+failure-free FIFO replay (target: under 1.3x); ``--acmesim-only`` runs acmesim alone (no
+reference loop, no start-time check: for the 183-day 44x run, whose reference input exceeds
+12 GB). The peak memory printed is the ``VmHWM`` of the child that ran ``simulate()``, its
+``ru_maxrss`` beside it. CPU time is the measure (other processes on a
 shared machine inflate wall time); wall time is printed beside it.
 """
 
