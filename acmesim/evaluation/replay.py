@@ -58,6 +58,16 @@ class EvalReplay:
 
     def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
         """The job table to replay: unchanged when coupled, Eval jobs -> trials when decoupled."""
+        collecting = gc.isenabled()
+        gc.disable()  # batches and plans make no reference cycles: collections would only
+        try:  # rescan the trace's objects, once per so many new batches, trials and rows
+            return self._rewrite(jobs, spec)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
+        """``rewrite`` (with the garbage collector paused)."""
         cols = read_columns(jobs)
         batches = group_eval_jobs(jobs, cols)
         self._columns, self._summary = cols, {}
@@ -66,14 +76,8 @@ class EvalReplay:
             return jobs
         cluster = eval_cluster(spec)
         self._slots = metric_slots(cluster)
-        collecting = gc.isenabled()
-        gc.disable()  # plans make no reference cycles: collections would only rescan the trace
-        try:
-            self.requests = decoupled_requests(batches, cols, self.planner, cluster,
-                                               self.request_gpus)
-        finally:
-            if collecting:
-                gc.enable()
+        self.requests = decoupled_requests(batches, cols, self.planner, cluster,
+                                           self.request_gpus)
         return rewritten_table(jobs, self.requests, cols)
 
     def tables(self, frame: pd.DataFrame) -> list[tuple[TableSchema, pd.DataFrame]]:

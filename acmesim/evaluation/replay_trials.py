@@ -26,14 +26,15 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
+import numpy as np
+
 from acmesim.core.errors import ConfigError
+from acmesim.evaluation import calibration as cal
 from acmesim.evaluation.batches import EvalBatch, TraceColumns
 from acmesim.evaluation.plan import ExecutionOptions
 from acmesim.evaluation.schedulers import EvalScheduler
 from acmesim.evaluation.spec import EvalCluster, ModelSpec
 from acmesim.evaluation.trace import (
-    checked_eval_job,
-    dataset_from_eval_job,
     model_of_eval_job,
     reference_load_s,
     request_from_eval_jobs,
@@ -150,19 +151,25 @@ def decoupled_requests(batches: list[EvalBatch], cols: TraceColumns, planner: Ev
 
     Most requests of a trace are a single Eval job planned with one trial slot; when the
     planner promises to plan those as one trial of the whole dataset (``single_dataset_whole``,
-    with its ``execution_options``), they are built without planning (``_whole_trial_request``,
-    the same request ``decoupled_request`` returns).
+    with its ``execution_options``), they are built without planning, their phase times
+    computed for all of them at once (``_whole_trial_requests``: the same requests
+    ``decoupled_request`` returns). If one of them is invalid, every request is built in order
+    again, one by one, so the error raised is the one ``decoupled_request`` raises first.
     """
     options = _whole_trial_options(planner)
-    loads: dict[int, float] = {}
-    out = []
-    for batch in batches:
-        if (options is not None and len(batch.rows) == 1 and batch.request_id
-                and _one_slot(batch.gpu_num, request_gpus)):  # an empty id: the planner's error
-            out.append(_whole_trial_request(batch, cols, options, cluster, loads))
-        else:
-            out.append(decoupled_request(batch, cols, planner, cluster, request_gpus))
-    return out
+    whole = [i for i, batch in enumerate(batches)
+             if options is not None and len(batch.rows) == 1 and batch.request_id
+             and _one_slot(batch.gpu_num, request_gpus)]  # an empty id: the planner's error
+    built = (_whole_trial_requests([batches[i] for i in whole], cols, options, cluster)
+             if options is not None else [])
+    if built is None:
+        return [decoupled_request(b, cols, planner, cluster, request_gpus) for b in batches]
+    out: list[ReplayRequest | None] = [None] * len(batches)
+    for i, request in zip(whole, built, strict=True):
+        out[i] = request
+    return [request if request is not None
+            else decoupled_request(batch, cols, planner, cluster, request_gpus)
+            for batch, request in zip(batches, out, strict=True)]
 
 
 def _whole_trial_options(planner: EvalScheduler) -> ExecutionOptions | None:
@@ -180,20 +187,39 @@ def _one_slot(gpu_num: int, request_gpus: int) -> bool:
     return gpus < 2 * gpu_num
 
 
-def _whole_trial_request(batch: EvalBatch, cols: TraceColumns, options: ExecutionOptions,
-                         cluster: EvalCluster, loads: dict[int, float]) -> ReplayRequest:
-    """``decoupled_request`` of a one-job batch planned as one trial ``t000`` of the whole
-    dataset (``loads``: the trial load per GPU count, filled as met)."""
-    row = batch.rows[0]
-    job_id, gpu_num, run = checked_eval_job(str(cols.job_id[row]), batch.gpu_num,
-                                            float(cols.recorded_run_time[row]))
-    load = loads.get(gpu_num)
-    if load is None:
-        model = model_of_eval_job(job_id, gpu_num)
-        load = loads[gpu_num] = trial_load_s(model, cluster, options.decouple_loading)
-    dataset = dataset_from_eval_job(job_id, gpu_num, run)
-    run_time = load + (dataset.prep_s + dataset.inference_s)  # tail: run_time - run_time = 0
-    trial = ReplayTrial(f"{batch.request_id}/t000", run_time, dataset.inference_s,
-                        str(cols.state[row]), ((0, 0.0),))
-    return ReplayRequest(batch, (job_id,), (run,), (trial,), (dataset.metric_s,),
-                         metrics_on_cpu=True)
+def _whole_trial_requests(batches: list[EvalBatch], cols: TraceColumns,
+                          options: ExecutionOptions,
+                          cluster: EvalCluster) -> list[ReplayRequest] | None:
+    """``decoupled_request`` of one-job batches planned as one trial ``t000`` of the whole
+    dataset, the phase times of all of them computed as arrays with the scalar formulas
+    (``dataset_from_eval_job``, ``trial_load_s``: the same float operations, so the same
+    values); None if a job is invalid (``checked_eval_job`` or ``Dataset`` would raise)."""
+    rows = np.fromiter((batch.rows[0] for batch in batches), dtype=np.int64, count=len(batches))
+    gpu_nums = [batch.gpu_num for batch in batches]
+    run = np.asarray(cols.recorded_run_time[rows], dtype=np.float64)
+    ids = [str(job_id) for job_id in cols.job_id[rows].tolist()]
+    if not (all(type(g) is int and g >= 1 for g in gpu_nums) and all(ids)
+            and bool(np.isfinite(run).all()) and bool((run >= 0).all())):
+        return None
+    loads: dict[int, tuple[float, float]] = {}  # per GPU count: (trial load, reference load)
+    for gpu_num in set(gpu_nums):
+        model = model_of_eval_job(f"{gpu_num}-GPU model", gpu_num)
+        loads[gpu_num] = (trial_load_s(model, cluster, options.decouple_loading),
+                          reference_load_s(gpu_num))
+    trial_load = np.array([loads[g][0] for g in gpu_nums], dtype=np.float64)
+    reference = np.array([loads[g][1] for g in gpu_nums], dtype=np.float64)
+    prep = cal.PROFILE_LOAD_PREP_SHARE * run - reference
+    prep = np.where(prep > 0.0, prep, 0.0)  # max(0.0, prep) as dataset_from_eval_job has it
+    inference = cal.PROFILE_INFERENCE_SHARE * run
+    metric = cal.PROFILE_METRIC_IDLE_SHARE * run
+    run_time = trial_load + (prep + inference)  # tail: run_time - run_time = 0
+    states = [str(state) for state in cols.state[rows].tolist()]
+    return [
+        ReplayRequest(batch, (job_id,), (recorded,),
+                      (ReplayTrial(f"{batch.request_id}/t000", trial_run, trial_inference,
+                                   state, ((0, 0.0),)),),
+                      (metric_s,), metrics_on_cpu=True)
+        for batch, job_id, recorded, trial_run, trial_inference, state, metric_s in zip(
+            batches, ids, run.tolist(), run_time.tolist(), inference.tolist(), states,
+            metric.tolist(), strict=True)
+    ]

@@ -13,9 +13,11 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acmesim.core.errors import ConfigError
 from acmesim.evaluation.batches import EvalBatch, TraceColumns
 from acmesim.evaluation.plan import Shard, Trial
 from acmesim.evaluation.replay_results import replay_tables
@@ -71,6 +73,26 @@ def test_bulk_requests_equal_the_requests_planned_one_by_one(given_batches, conf
     cluster = EvalCluster(nodes=4)
     one_by_one = [decoupled_request(b, cols, planner, cluster, request_gpus) for b in found]
     assert decoupled_requests(found, cols, planner, cluster, request_gpus) == one_by_one
+
+
+@settings(max_examples=30, deadline=None)
+@given(batches(), st.sampled_from([-1.0, math.nan, math.inf]), st.data())
+def test_bulk_requests_raise_the_first_error_of_the_one_by_one_requests(given_batches, bad, data):
+    found, cols = given_batches
+    row = data.draw(st.integers(0, len(cols.recorded_run_time) - 1))
+    cols.recorded_run_time[row] = bad  # one invalid trace job, maybe in a one-job request
+    planner = DecoupledEvalScheduler(DecoupledEvalScheduler.Config())
+    cluster = EvalCluster(nodes=4)
+    expected = None
+    try:
+        for batch in found:
+            decoupled_request(batch, cols, planner, cluster)
+    except ConfigError as error:
+        expected = str(error)
+    assert expected is not None and f"j{row}" in expected
+    with pytest.raises(ConfigError) as raised:
+        decoupled_requests(found, cols, planner, cluster)
+    assert str(raised.value) == expected
 
 
 @settings(max_examples=60, deadline=None)
