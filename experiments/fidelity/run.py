@@ -22,7 +22,9 @@ import argparse
 import math
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -149,7 +151,7 @@ def sensitivity(days: float, seed: int) -> str:
                              cluster_options=cluster_options)
         p90 = {row.type: row.simulated[90] for row in result.types}
         le1 = next(row.simulated_le1 for row in result.types if row.type == "Eval")
-        failed = sum(len(row.failures) for row in result.types) + len(result.failures)
+        failed = checks_failed(result)
         lines.append(f"| {label} | " + " | ".join(fmt(p90.get(t, math.nan)) for t in (
             "Eval", "SFT", "Pretrain", "MLLM", "Other", "Debug"))
             + f" | {le1:.1f} | {result.cluster['queue_mean']['simulated']:,.0f} | {failed} |")
@@ -174,21 +176,33 @@ KALOS_SENSITIVITY: list[tuple[str, dict]] = [
 """(label, cluster options) of the Kalos start-up sensitivity runs."""
 
 
+def per_seed_table(title: str, first_column: str, seeds: list[int],
+                   variants: Sequence[tuple[str, dict]], cell: Callable[[dict, int], str]) -> str:
+    """A Markdown table under ``title``: a row per (label, variant), a column per seed, each
+    cell ``cell(variant, seed)``."""
+    lines = [title, "", f"| {first_column} | " + " | ".join(f"seed {s}" for s in seeds) + " |",
+             "|---|" + "---|" * len(seeds)]
+    for label, variant in variants:
+        lines.append(f"| {label} | " + " | ".join(cell(variant, seed) for seed in seeds) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def checks_failed(result: Any) -> int:
+    """How many checks of a validation result failed (per type and cluster-wide)."""
+    return sum(len(row.failures) for row in result.types) + len(result.failures)
+
+
 def kalos_sensitivity(days: float, seeds: list[int]) -> str:
     """Kalos's mean and median queue per seed with its start-up moved."""
-    lines = [f"Kalos, {days:g} days; mean / median queue delay (s) of GPU jobs per seed "
-             "(published 214 / 17 s, R-SUM)", "",
-             "| variant | " + " | ".join(f"seed {s}" for s in seeds) + " |",
-             "|---|" + "---|" * len(seeds)]
-    for label, cluster_options in KALOS_SENSITIVITY:
-        cells = []
-        for seed in seeds:
-            result, _ = validate(trace("kalos", days, seed), against="published",
-                                 cluster_options=cluster_options or None)
-            mean, median = result.cluster["queue_mean"], result.cluster["queue_median"]
-            cells.append(f"{mean['simulated']:,.0f} / {median['simulated']:.1f}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    def cell(cluster_options: dict, seed: int) -> str:
+        result, _ = validate(trace("kalos", days, seed), against="published",
+                             cluster_options=cluster_options or None)
+        mean, median = result.cluster["queue_mean"], result.cluster["queue_median"]
+        return f"{mean['simulated']:,.0f} / {median['simulated']:.1f}"
+
+    return per_seed_table(f"Kalos, {days:g} days; mean / median queue delay (s) of GPU jobs "
+                          "per seed (published 214 / 17 s, R-SUM)", "variant", seeds,
+                          KALOS_SENSITIVITY, cell)
 
 
 TEAM_QUOTAS: tuple[float, ...] = (0.15, 0.17, 0.2, 0.3)
@@ -197,22 +211,17 @@ TEAM_QUOTAS: tuple[float, ...] = (0.15, 0.17, 0.2, 0.3)
 
 def team_sensitivity(days: float, seeds: list[int]) -> str:
     """MLLM's p90 / p99 and the checks failed per seed with MLLM as a team of its own quota."""
-    lines = [f"Seren, {days:g} days; MLLM as its own team (`acme` rule 6, `team_quotas`): MLLM "
-             "p90 / p99 (s; published 10 / 12,103) and checks failed of 27, per seed", "",
-             "| MLLM team quota | " + " | ".join(f"seed {s}" for s in seeds) + " |",
-             "|---|" + "---|" * len(seeds)]
     variants = [("none (default: MLLM in the pool)", {})] + [
         (f"{q:g} ({q * 2288:,.0f} GPUs)", {"team_quotas": {"MLLM": q}}) for q in TEAM_QUOTAS]
-    for label, options in variants:
-        cells = []
-        for seed in seeds:
-            result, _ = validate(trace("seren", days, seed), options=options,
-                                 against="published")
-            mllm = next(row for row in result.types if row.type == "MLLM")
-            failed = sum(len(row.failures) for row in result.types) + len(result.failures)
-            cells.append(f"{fmt(mllm.simulated[90])} / {fmt(mllm.simulated[99])}, {failed}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+
+    def cell(options: dict, seed: int) -> str:
+        result, _ = validate(trace("seren", days, seed), options=options, against="published")
+        mllm = next(row for row in result.types if row.type == "MLLM")
+        return f"{fmt(mllm.simulated[90])} / {fmt(mllm.simulated[99])}, {checks_failed(result)}"
+
+    return per_seed_table(f"Seren, {days:g} days; MLLM as its own team (`acme` rule 6, "
+                          "`team_quotas`): MLLM p90 / p99 (s; published 10 / 12,103) and checks "
+                          "failed of 27, per seed", "MLLM team quota", seeds, variants, cell)
 
 
 USER_CAPS: tuple[tuple[str, dict], ...] = (
@@ -226,26 +235,20 @@ USER_CAPS: tuple[tuple[str, dict], ...] = (
 
 def user_sensitivity(days: float, seeds: list[int]) -> str:
     """MLLM's and Other's tails and the checks failed per seed with a per-user GPU limit."""
-    lines = [f"Seren, {days:g} days; a per-user GPU limit on MLLM and Other (`acme` rule 7, "
-             "`user_caps`): MLLM p90 / p99 (published 10 / 12,103 s), Other p95 / p99 "
-             "(published 68 / > 32,768 s), Eval p99 (4,206 s), mean queue (446 s) and checks "
-             "failed of 27, per seed", "",
-             "| per-user limit | " + " | ".join(f"seed {s}" for s in seeds) + " |",
-             "|---|" + "---|" * len(seeds)]
-    for label, caps in USER_CAPS:
-        cells = []
-        for seed in seeds:
-            options = {"user_caps": caps} if caps else {}
-            result, _ = validate(trace("seren", days, seed), options=options,
-                                 against="published")
-            row = {r.type: r.simulated for r in result.types}
-            failed = sum(len(r.failures) for r in result.types) + len(result.failures)
-            cells.append(f"MLLM {fmt(row['MLLM'][90])} / {fmt(row['MLLM'][99])}; Other "
-                         f"{fmt(row['Other'][95])} / {fmt(row['Other'][99])}; Eval "
-                         f"{fmt(row['Eval'][99])}; mean "
-                         f"{result.cluster['queue_mean']['simulated']:,.0f}; {failed}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    def cell(caps: dict, seed: int) -> str:
+        options = {"user_caps": caps} if caps else {}
+        result, _ = validate(trace("seren", days, seed), options=options, against="published")
+        row = {r.type: r.simulated for r in result.types}
+        return (f"MLLM {fmt(row['MLLM'][90])} / {fmt(row['MLLM'][99])}; Other "
+                f"{fmt(row['Other'][95])} / {fmt(row['Other'][99])}; Eval "
+                f"{fmt(row['Eval'][99])}; mean "
+                f"{result.cluster['queue_mean']['simulated']:,.0f}; {checks_failed(result)}")
+
+    return per_seed_table(f"Seren, {days:g} days; a per-user GPU limit on MLLM and Other "
+                          "(`acme` rule 7, `user_caps`): MLLM p90 / p99 (published 10 / 12,103 "
+                          "s), Other p95 / p99 (published 68 / > 32,768 s), Eval p99 (4,206 s), "
+                          "mean queue (446 s) and checks failed of 27, per seed",
+                          "per-user limit", seeds, USER_CAPS, cell)
 
 
 def main(argv: list[str] | None = None) -> int:
