@@ -228,8 +228,11 @@ def test_on_a_short_seren_replay_at_the_logged_load_the_calibration_criteria_hol
     result, model = short_seren
     s = samples(result, 5 * DAY, 12 * DAY)
     # a genuine replay at the logged month's load: the criteria of the brief hold together at
-    # this small scale (median, p90, idle share, GPU-server mean), and the server median
-    # (the fit was on 60 days; these 7 days are other jobs)
+    # this small scale (median, p90, idle share, GPU-server mean), and the server median,
+    # p90 and maximum (the fit was on 183 days; these 7 days are other jobs). A week's idle
+    # share is one draw of the workload's lulls (30-day windows spread by about 0.07 at this
+    # load, docs/energy.md): this seed's days 5-12 hold it, and the model's part of it is
+    # checked exactly below; the calibration holds the expectation, over 169 days per seed
     measured = measure(s, model)
     by_name = {t.name: t for t in TARGETS}
     for name in ("gpu_power_median_w", "gpu_power_p90_w", "idle_share", "server_power_mean_w",
@@ -350,7 +353,47 @@ def test_the_calibration_table_marks_each_seed_fit_or_held_out(short_seren, monk
     assert replayed == [(1, 1.25), (4, 1.25)]
     assert "seed 1 (fit) (12 days at load 1.25, days 5-12)" in out
     assert "seed 4 (held out)" in out and "pooled" not in out
-    assert out.count("idle_share") == 2
+    # each seed's table, then the table of every seed (each seed a column) and the verdict
+    assert out.count("idle_share") == 3
+    assert "| seed 1 (fit) | seed 4 (held out) | mean +- s.e. |" in out
+    assert out.rstrip().splitlines()[-1].startswith("PASS: all 9 criteria")
+    # a criterion that fails on a seed fails the calibration: exit status 1, named
+    monkeypatch.setattr(cal, "TARGETS", (cal.Target("idle_share", 0.9, True, "moved"),))
+    assert cal.main(["--days", "12", "--seeds", "1", "--fit-seeds", "1"]) == 1
+    assert capsys.readouterr().out.rstrip().splitlines()[-1].startswith(
+        "FAIL: idle_share on seed(s) 1")
+
+
+def test_the_verdict_needs_every_criterion_on_every_seed_and_reports_the_mean():
+    from calibration.energy import markdown, seed_table, verdict
+
+    measured = {1: {"idle_share": 0.29, "gpu_power_median_w": 96.0},
+                5: {"idle_share": 0.35, "gpu_power_median_w": 100.0}}
+    summary = seed_table(measured).set_index("criterion")
+    assert list(summary.index) == ["idle_share", "gpu_power_median_w"]  # the measured ones
+    idle = summary.loc["idle_share"]
+    assert (idle["seed 1"], idle["seed 5"]) == (0.29, 0.35)
+    assert idle["mean"] == pytest.approx(0.32, rel=1e-12)
+    assert idle["se"] == pytest.approx(0.03, rel=1e-12)  # two seeds: |a - b| / 2
+    assert idle["mean_error"] == pytest.approx(0.32 / 0.29 - 1, rel=1e-12)
+    # seed 5 is +20.7% (fails), the mean +10.3% (holds); the median holds on both (+4.2%)
+    assert idle["failing"] == "5" and not idle["every_seed"] and idle["mean_within"]
+    assert summary.loc["gpu_power_median_w", "every_seed"]
+    passed, sentence = verdict(seed_table(measured))
+    assert not passed
+    assert sentence == ("FAIL: idle_share on seed(s) 5 (mean over the seeds 0.32, +10.3%: "
+                        "within 15%)")
+    table = markdown(seed_table(measured), fit_seeds=[1])
+    assert "| idle_share | 0.290 | fit | 0.290 (+0.0%) | **0.350 (+20.7%)** | " in table
+    assert "seed 5 (held out)" in table and "0.320 +- 0.030 (+10.3%)" in table
+    # one seed inside 15% everywhere passes; one far out fails even if the mean holds
+    measured[5]["idle_share"] = 0.333
+    assert verdict(seed_table(measured)) == (
+        True, "PASS: all 2 criteria within their tolerance on every seed (1, 5)")
+    measured[1]["idle_share"], measured[5]["idle_share"] = 0.20, 0.38
+    assert not verdict(seed_table(measured))[0]
+    with pytest.raises(ValueError, match="no criterion"):
+        verdict(seed_table({1: {}}))
 
 
 def test_the_august_window_is_days_153_to_183_and_needs_a_183_day_replay():
