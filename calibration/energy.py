@@ -30,18 +30,20 @@ over the seeds and its standard error. ``--load 1`` replays at the six-month loa
 comparison.
 
 ``python -m calibration.energy [--days 183] [--seeds 1 2 3 4 5 6] [--fit-seeds 1 2 3] [--load
-1.3] [--window steady|august] [--fit] [--pooled] [--sensitivity]`` replays the synthetic Seren
-trace of each seed as ``trace=synthetic`` gives it (with per-type ``gpu_util``, recorded
-starts, no failures) and prints target against simulated for each replay (marked fit or held
-out), then every seed side by side with the mean over the seeds and the verdict (exit status
-1 when a criterion fails on a seed), and with ``--pooled`` the table of their pool (the
-seeds' servers side by side); ``--window august`` measures days 153-183 (August 2023, the
-power logs' month) instead of days 14 to the end (one month: a draw, not the expectation);
-``--fit`` first searches the load (``LOAD_GRID``) on the fit seeds' mean and then the
-intensity parameters on the first fit seed's replay (the other seeds are held out to check the
-fit); ``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter
+1.3] [--window steady|august] [--fit] [--pooled] [--sensitivity] [--split DAYS ...]`` replays
+the synthetic Seren trace of each seed as ``trace=synthetic`` gives it (with per-type
+``gpu_util``, recorded starts, no failures) and prints target against simulated for each replay
+(marked fit or held out), then every seed side by side with the mean over the seeds and the
+verdict (exit status 1 when a criterion fails on a seed), and with ``--pooled`` the table of
+their pool (the seeds' servers side by side); ``--window august`` measures days 153-183 (August
+2023, the power logs' month) instead of days 14 to the end (one month: a draw, not the
+expectation); ``--fit`` first searches the load (``LOAD_GRID``) on the fit seeds' mean and then
+the intensity parameters on the first fit seed's replay (the other seeds are held out to check
+the fit); ``--sensitivity`` prints how each criterion moves when each chosen or fitted parameter
 moves (the replay's schedule does not depend on the power model, so every variant is evaluated
-on the same replay).
+on the same replay); ``--split 30 46`` also prints the idle share of each consecutive 30- and
+46-day part of every seed's window, and their spread over all seeds (how far one month of a
+replay is from the expectation).
 """
 
 from __future__ import annotations
@@ -214,6 +216,37 @@ def pooled(parts: list[Samples]) -> Samples:
                    np.concatenate([p.job_servers for p in parts]),
                    pd.concat(nodes, ignore_index=True), offset, parts[0].start, parts[0].end,
                    tuple(seed for p in parts for seed in p.seeds))
+
+
+def clipped(s: Samples, start: float, end: float) -> Samples:
+    """The part ``[start, end)`` of the window ``s`` (which must hold it): each (job, server)
+    row's time clipped to it, the rows outside it dropped (their slots, and so their draws,
+    stay those of the run)."""
+    if not s.start <= start < end <= s.end:
+        raise ValueError(f"[{start:g}, {end:g}) is not inside the window [{s.start:g}, "
+                         f"{s.end:g})")
+    nodes = s.nodes.assign(lo=s.nodes["lo"].clip(start, end), hi=s.nodes["hi"].clip(start, end))
+    return dataclasses.replace(s, nodes=nodes[nodes["hi"] > nodes["lo"]].reset_index(drop=True),
+                               start=start, end=end)
+
+
+def split_shares(s: Samples, model: Any, days: float) -> list[float]:
+    """The idle share of each consecutive ``days``-day part of the window ``s``, from its
+    start (a shorter last part is left out)."""
+    count = int((s.end - s.start) / (days * DAY) + 1e-9)
+    return [measure(clipped(s, s.start + i * days * DAY, s.start + (i + 1) * days * DAY),
+                    model, servers=False)["idle_share"] for i in range(count)]
+
+
+def spread(shares: list[float]) -> dict[str, float]:
+    """Windows' idle shares summed up: how many, their mean, standard deviation (``ddof=1``),
+    range, and how many are outside the idle-share tolerance."""
+    values = np.asarray(shares, dtype=float)
+    target = next(t for t in TARGETS if t.name == "idle_share")
+    return {"windows": len(values), "mean": float(values.mean()),
+            "sd": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
+            "min": float(values.min()), "max": float(values.max()),
+            "outside": int((np.abs(values / target.value - 1.0) > target.tolerance).sum())}
 
 
 def server_distribution(s: Samples, draws: np.ndarray, model: Any
@@ -550,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pooled", action="store_true",
                         help="also the table of every replay's servers side by side")
     parser.add_argument("--sensitivity", action="store_true")
+    parser.add_argument("--split", type=float, nargs="+", default=[], metavar="DAYS",
+                        help="also the idle share of each consecutive DAYS-day part of "
+                             "every seed's window, and their spread")
     args = parser.parse_args(argv)
     start, end = window(args.window, args.days)
     options: dict[str, Any] = {}
@@ -563,17 +599,27 @@ def main(argv: list[str] | None = None) -> int:
     model = POWERS.create("acme", options)
     kept: list[Samples] = []
     measured: dict[int, dict[str, float]] = {}
+    parts_of: dict[float, list[float]] = {days: [] for days in args.split}
     for seed in args.seeds:
         part = fitted.pop(seed, None) or samples(replay(args.days, seed, load=args.load)[0],
                                                  start, end)
         role = "fit" if seed in args.fit_seeds else "held out"
         measured[seed] = measure(part, model)
         print_table(f"seed {seed} ({role})", measured[seed], args, start, end)
+        for days in args.split:
+            shares = split_shares(part, model, days)
+            parts_of[days] += shares
+            print(f"  idle share of each {days:g}-day part: "
+                  + ", ".join(f"{share:.3f}" for share in shares), flush=True)
         if args.pooled or (args.sensitivity and not kept):
             kept.append(part)
     if args.pooled and len(kept) > 1:
         print_table(f"seeds {' '.join(map(str, args.seeds))} pooled",
                     measure(pooled(kept), model), args, start, end)
+    for days, shares in parts_of.items():
+        print("every {days:g}-day part of every seed: {windows} windows, idle share mean "
+              "{mean:.3f}, sd {sd:.3f}, {min:.3f}-{max:.3f}, {outside} outside 15%".format(
+                  days=days, **spread(shares)))
     summary = seed_table(measured)
     passed, sentence = verdict(summary)
     print(f"every seed ({args.days:g} days at load {args.load:g}, days "

@@ -357,6 +357,7 @@ def test_the_calibration_table_marks_each_seed_fit_or_held_out(short_seren, monk
     assert out.count("idle_share") == 3
     assert "| seed 1 (fit) | seed 4 (held out) | mean +- s.e. |" in out
     assert out.rstrip().splitlines()[-1].startswith("PASS: all 9 criteria")
+    assert "idle share of each" not in out  # --split not asked for
     # a criterion that fails on a seed fails the calibration: exit status 1, named
     monkeypatch.setattr(cal, "TARGETS", (cal.Target("idle_share", 0.9, True, "moved"),))
     assert cal.main(["--days", "12", "--seeds", "1", "--fit-seeds", "1"]) == 1
@@ -394,6 +395,32 @@ def test_the_verdict_needs_every_criterion_on_every_seed_and_reports_the_mean():
     assert not verdict(seed_table(measured))[0]
     with pytest.raises(ValueError, match="no criterion"):
         verdict(seed_table({1: {}}))
+
+
+def test_the_parts_of_a_window_are_its_clipped_rows_and_their_spread_is_hand_computed():
+    from calibration.energy import DAY, Samples, clipped, split_shares, spread
+
+    # one server of 8 GPUs; window days [0, 3): job 0 holds 8 GPUs over days [0, 1.5), job 1
+    # 4 GPUs over [1.5, 3); at utilization 1 every held GPU draws >= 80 W (above the 70 W line)
+    nodes = pd.DataFrame({"job": [0, 1], "node": [0, 0], "slot": [0, 1], "gpus": [8.0, 4.0],
+                          "lo": [0.0, 1.5 * DAY], "hi": [1.5 * DAY, 3 * DAY]})
+    s = Samples(np.ones(2), np.ones(2, dtype=np.int64), nodes, 1, 0.0, 3 * DAY, ((1, 2),))
+    model = POWERS.create("acme")
+    part = clipped(s, 1.0 * DAY, 2.0 * DAY)
+    assert (part.start, part.end) == (DAY, 2 * DAY)
+    assert part.nodes[["job", "slot", "lo", "hi"]].values.tolist() == [
+        [0, 0, DAY, 1.5 * DAY], [1, 1, 1.5 * DAY, 2 * DAY]]
+    assert clipped(s, 2 * DAY, 3 * DAY).nodes["job"].tolist() == [1]  # job 0 is outside
+    # idle: day 0 none, day 1 half a day of 4 GPUs of 8, day 2 4 of 8 GPUs all day
+    assert split_shares(s, model, 1.0) == pytest.approx([0.0, 0.25, 0.5], abs=1e-12)
+    assert split_shares(s, model, 2.0) == pytest.approx([0.125], abs=1e-12)  # 1 day left out
+    with pytest.raises(ValueError, match="not inside the window"):
+        clipped(s, 2 * DAY, 4 * DAY)
+    out = spread([0.0, 0.25, 0.5, 0.29])
+    assert out["windows"] == 4 and out["outside"] == 2  # 0.25 (-13.8%) and 0.29 are within
+    assert out["mean"] == pytest.approx(0.26, rel=1e-12)
+    assert out["sd"] == pytest.approx(np.std([0.0, 0.25, 0.5, 0.29], ddof=1), rel=1e-12)
+    assert (out["min"], out["max"]) == (0.0, 0.5)
 
 
 def test_the_august_window_is_days_153_to_183_and_needs_a_183_day_replay():
