@@ -1,4 +1,15 @@
-"""Running the replay task under ``hydra.main`` in-process, and collecting exit codes."""
+"""Running the replay task under ``hydra.main`` in-process, and collecting exit codes.
+
+``hydra.main`` composes the whole configuration twice for one run: once only to read
+``hydra.mode`` from it (``Hydra.get_mode``), then again to run. On a plain single run (only
+``key=value`` overrides, none of them about ``hydra.mode`` or a Hydra config group) that first
+composition can only answer "not set" — ``acmesim/conf/config.yaml`` leaves ``hydra.mode``
+unset, which a test checks — so it is skipped (``_mode_unset``): Hydra then takes the same path
+it takes when the answer is "not set" (the run mode, with ``hydra.mode=RUN`` recorded among the
+overrides), and the run directory, ``.hydra/*.yaml`` and every result file are the same. Any
+other command line (``-m``, ``--cfg``, ``--info``, ``-cn``, ...) goes through ``hydra.main``
+untouched.
+"""
 
 from __future__ import annotations
 
@@ -81,6 +92,41 @@ def _restored_logging() -> Iterator[None]:
         root.setLevel(level)
 
 
+def plain_run(argv: list[str]) -> bool:
+    """Whether ``argv`` is a single run whose ``hydra.mode`` no config or override can set.
+
+    Only ``key=value`` overrides (no flag such as ``-m``, ``--cfg`` or ``-cn``), none of them on
+    ``hydra.mode`` or selecting a Hydra config group (``hydra/...=``).
+    """
+    for arg in argv:
+        if arg.startswith("-") or "=" not in arg:
+            return False
+        key = arg.split("=", 1)[0].lstrip("+~")
+        if key.startswith(("hydra/", "hydra.mode")):
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def _mode_unset(argv: list[str]) -> Iterator[None]:
+    """On a plain run, answer Hydra's ``get_mode`` with "not set" instead of composing for it."""
+    from hydra._internal.hydra import Hydra
+
+    if not plain_run(argv):
+        yield
+        return
+    original = Hydra.get_mode
+
+    def unset(self: Hydra, config_name: str | None, overrides: list[str]) -> Any:
+        return None
+
+    Hydra.get_mode = unset  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Hydra.get_mode = original  # type: ignore[method-assign]
+
+
 def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
     # a task returns its exit code, or a sweep objective (a float) under an optimizing sweeper
     """Run ``task`` under Hydra with command-line ``argv``; return the exit code."""
@@ -92,7 +138,7 @@ def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
     entry = hydra.main(
         config_path=f"pkg://{CONFIG_MODULE}", config_name=CONFIG_NAME, version_base="1.3"
     )(task)
-    with _argv("acmesim replay", argv), _restored_logging():
+    with _argv("acmesim replay", argv), _restored_logging(), _mode_unset(argv):
         try:
             entry()
         except SystemExit as exc:
