@@ -10,15 +10,24 @@ Each figure is the user + system CPU time of a fresh child process
   enters the trace reader (``acmesim.run.lifecycle._load_trace``: configuration composed and
   checked, plug-ins and extensions built, nothing of the trace read yet). The child replaces
   that function by one that exits the process at once, so the figure is that CPU exactly;
+- ``import pandas, numpy, pyarrow``: the libraries the trace reader and the result tables need
+  in any case (the run lifecycle imports them before the reader; deferring them would move
+  their CPU into the reader, not remove it);
 - a Hydra application with one integer setting and no work (``hydra.main``, the same Hydra
   and plugins as acmesim's): the floor of any start-up that composes its configuration with
-  Hydra here.
+  Hydra here;
+- **what a sweep pays per run**: ``acmesim replay -m seed=0,...,N-1`` on the bundled sample
+  with Hydra's basic launcher (every run in the one process) against the same sweep of one
+  seed. The child adds up the CPU spent inside the run lifecycle (``run_replay``: reading the
+  trace, simulating, building and writing the tables); the sweep's **start-up per extra run**
+  is ``(CPU(N) - CPU(1) - (lifecycle(N) - lifecycle(1))) / (N - 1)``: Hydra's composition of
+  the run, its run directory and ``.hydra`` files, the typed configuration, the skip check.
 
 The children run with compiled bytecode, as an installed package does: ``PYTHONDONTWRITEBYTECODE``
 is removed and ``PYTHONPYCACHEPREFIX`` points at a temporary folder, which a first, unmeasured
 round of every command fills.
 
-    python benchmarks/bench_startup.py [--rounds 7]
+    python benchmarks/bench_startup.py [--rounds 7] [--sweep-runs 8]
 """
 
 from __future__ import annotations
@@ -66,6 +75,31 @@ task()
 """
 """A Hydra application that composes one setting and does nothing."""
 
+SWEEP = r"""
+import atexit, sys, time
+import acmesim.run.lifecycle as lifecycle
+import acmesim.run.replay as run_module
+
+inside = [0.0]
+replay = lifecycle.run_replay
+
+def timed(*args, **kwargs):
+    began = time.process_time()
+    try:
+        return replay(*args, **kwargs)
+    finally:
+        inside[0] += time.process_time() - began
+
+lifecycle.run_replay = run_module.run_replay = timed
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(f"{inside[0]!r}\n"))
+from acmesim.cli.main import main
+sys.exit(main(["replay", *sys.argv[2:]]))
+"""
+"""A child that runs ``acmesim replay ARGS[1:]`` and writes to ARGS[0] the CPU spent inside
+the run lifecycle (``acmesim.cli.commands.replay`` imports ``run_replay`` from it when a run
+starts, so the timed function is the one every run calls)."""
+
 SUBCOMMANDS = ("synth", "characterize", "validate", "collect", "plot")
 
 
@@ -79,6 +113,8 @@ def commands(run_dir: Path) -> dict[str, list[str]]:
         table[f"acmesim {name} --help"] = [python, "-m", "acmesim.cli", name, "--help"]
     table["acmesim replay: start-up until the trace reader"] = [
         python, "-c", UNTIL_READER, f"hydra.run.dir={run_dir / 'run'}", "progress=false"]
+    table["import pandas, numpy, pyarrow (the reader needs them)"] = [
+        python, "-c", "import pandas, numpy, pyarrow"]
     table["hydra app, one setting (floor of a Hydra start-up)"] = [
         python, "-c", HYDRA_APP, f"hydra.run.dir={run_dir / 'hydra'}"]
     return table
@@ -95,10 +131,46 @@ def child_cpu(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def sweep_command(folder: Path, runs: int, k: int) -> tuple[list[str], Path]:
+    """The argv of a basic-launcher sweep of ``runs`` seeds on the sample (round ``k``) and the
+    file its child writes the lifecycle's CPU to."""
+    seeds = ",".join(str(seed) for seed in range(runs))
+    out = folder / f"inside-{runs}-{k}.txt"
+    return [sys.executable, "-c", SWEEP, str(out), "-m", f"seed={seeds}", "progress=false",
+            f"hydra.sweep.dir={folder / f'sweep-{runs}-{k}'}"], out
+
+
+def sweep_costs(folder: Path, env: dict[str, str], runs: int, rounds: int
+                ) -> dict[str, list[float]]:
+    """Per round: CPU of the ``runs``-seed sweep and of the one-seed sweep, the lifecycle's
+    share of each, and the start-up per extra run (module docstring)."""
+    costs: dict[str, list[float]] = {"total": [], "one": [], "lifecycle": [], "per_run": []}
+    child_cpu(sweep_command(folder, 1, -1)[0], env, folder)  # compiles the run's modules
+    for k in range(rounds):
+        measured = {}
+        for n in ((runs, 1) if k % 2 == 0 else (1, runs)):
+            command, out = sweep_command(folder, n, k)
+            measured[n] = (child_cpu(command, env, folder), float(out.read_text()))
+        (total, inside), (one, inside_one) = measured[runs], measured[1]
+        costs["total"].append(total)
+        costs["one"].append(one)
+        costs["lifecycle"].append((inside - inside_one) / (runs - 1))
+        costs["per_run"].append((total - one - (inside - inside_one)) / (runs - 1))
+    return costs
+
+
+def _line(name: str, values: list[float], width: int) -> str:
+    """``name``, the median and the range of ``values``."""
+    return (f"  {name:<{width}}  {statistics.median(values):.3f} "
+            f"({min(values):.3f}-{max(values):.3f})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the median and range of each command's CPU over ``--rounds`` fresh processes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--sweep-runs", type=int, default=8,
+                        help="seeds of the measured sweep (0 skips the sweep)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -112,12 +184,24 @@ def main(argv: list[str] | None = None) -> int:
             names = list(table)
             for name in names[k % len(names):] + names[:k % len(names)]:
                 cpu[name].append(child_cpu(table[name], env, folder))
+        sweep = (sweep_costs(folder, env, args.sweep_runs, args.rounds)
+                 if args.sweep_runs > 1 else None)
     print(f"CPU seconds (user + sys) of a fresh process, {args.rounds} rounds: "
           "median (min-max)")
     width = max(map(len, cpu))
     for name, values in cpu.items():
-        print(f"  {name:<{width}}  {statistics.median(values):.3f} "
-              f"({min(values):.3f}-{max(values):.3f})")
+        print(_line(name, values, width))
+    if sweep is not None:
+        n = args.sweep_runs
+        print(f"a sweep of {n} seeds on the sample (acmesim replay -m seed=0,...,{n - 1}, basic "
+              f"launcher), {args.rounds} rounds: median (min-max)")
+        rows = {f"sweep of {n} runs, whole process": sweep["total"],
+                "sweep of 1 run, whole process": sweep["one"],
+                "per extra run: inside the run lifecycle": sweep["lifecycle"],
+                "per extra run: start-up (the rest)": sweep["per_run"]}
+        width = max(map(len, rows))
+        for name, values in rows.items():
+            print(_line(name, values, width))
     return 0
 
 

@@ -23,22 +23,20 @@ from acmesim.trace.gpu_util import COLUMN, gpu_time_weighted_util
 from acmesim.trace.targets import CLUSTERS, SEREN, TOLERANCES, cluster_targets
 from acmesim.trace.targets_prior import (
     PHILLY,
+    PRIOR_PROFILES,
     PRIOR_TOLERANCES,
     PRIOR_TRACES,
     PriorTraceTargets,
     as_cluster_targets,
+    comparison_profile_names,
 )
-
-PRIOR_PROFILES: dict[str, str] = {"taskdl": "helios", "taskdl_philly": "philly",
-                                  **{name: name for name in PRIOR_TRACES}}
-"""``--profile`` name -> the prior trace whose published statistics it is compared with."""
 
 _RUN_TIME_GROUP = "run time, all GPU jobs (s)"
 
 
 def profile_names() -> list[str]:
     """Every name ``profile_comparison`` accepts: Acme clusters, then prior-trace profiles."""
-    return sorted(CLUSTERS) + sorted(PRIOR_PROFILES)
+    return comparison_profile_names()
 
 
 def profile_comparison(stats: dict[str, Any], name: str,

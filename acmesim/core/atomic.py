@@ -7,11 +7,12 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
-
-import pandas as pd
+from typing import IO, TYPE_CHECKING
 
 from acmesim.core.errors import AcmesimError
+
+if TYPE_CHECKING:  # pandas types the frame argument only: `acmesim synth --help` skips it
+    import pandas as pd
 
 
 class OutputPathError(AcmesimError):

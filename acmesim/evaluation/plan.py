@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation.spec import EvalRequest
@@ -22,13 +23,17 @@ class ExecutionOptions:
     decouple_metrics: bool = False
 
 
-@dataclass(frozen=True)
-class Shard:
-    """Part ``index`` of ``count`` equal parts of one dataset's preprocessing and inference."""
+class Shard(NamedTuple):
+    """Part ``index`` of ``count`` equal parts of one dataset's preprocessing and inference.
+
+    A named tuple, as ``Trial``: a cluster replay plans about 170,000 of each on 60 days of
+    Seren, and a tuple is built in under half the time of a frozen dataclass.
+    """
 
     dataset: str
-    index: int
-    count: int
+    # ``index`` and ``count`` are fields here, not the tuple methods of those names
+    index: int  # type: ignore[assignment]
+    count: int  # type: ignore[assignment]
     prep_s: float
     inference_s: float
 
@@ -43,8 +48,7 @@ class Shard:
         return self.prep_s + self.inference_s
 
 
-@dataclass(frozen=True)
-class Trial:
+class Trial(NamedTuple):
     """One GPU job: load the model once, then preprocess and infer its shards in order."""
 
     trial_id: str

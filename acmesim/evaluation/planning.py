@@ -92,23 +92,28 @@ def prior_packed_trials(
         weight = work + (metric if long_metrics_first else 0.0)
         return (-weight, position[first.dataset], first.index)
 
-    groups: list[list[Shard]] = []
+    # Units of consecutive trials: a split dataset's shards (one group each, index order),
+    # or one whole or merged group. Each dataset is in one unit, so no two units share the
+    # key's position, and the shards of a dataset differ only in index: ordering the units by
+    # their first group's key and expanding them is the order of every group by its key.
+    units: list[list[list[Shard]]] = []
     small: list[list[Shard]] = []
     slots = max(1, gpus // request.model.gpus)
     for dataset in request.datasets:
         target = max(share - dataset.metric_s, min_trial_s)
         count = min(_shard_count(dataset.gpu_work_s, target), slots)
         if count > 1:
-            groups.extend([shard] for shard in _split(dataset, count))
+            units.append([[shard] for shard in _split(dataset, count)])
         elif gpu_cost_s(dataset, metrics_on_gpu) < merge_below * share and (
             dataset.metric_s < share
         ):
             small.append([_whole(dataset)])
         else:
-            groups.append([_whole(dataset)])
+            units.append([[_whole(dataset)]])
     cost = {d.name: gpu_cost_s(d, metrics_on_gpu) for d in request.datasets}
-    groups.extend(_first_fit(sorted(small, key=key), cost, share))
-    return _numbered(sorted(groups, key=key), request.model.gpus)
+    units.extend([group] for group in _first_fit(sorted(small, key=key), cost, share))
+    units.sort(key=lambda unit: key(unit[0]))
+    return _numbered([group for unit in units for group in unit], request.model.gpus)
 
 
 def _shard_count(work: float, target: float) -> int:

@@ -18,7 +18,9 @@ merged trials load the model once, and higher by one load per extra shard.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -40,6 +42,23 @@ def eval_cluster(spec: ClusterSpec) -> EvalCluster:
                        cpu_threads_per_node=spec.cpus_per_node)
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off for the block (back on after it if it was on).
+
+    Requests, plans and the result tables' columns make no reference cycles, so collections
+    there would only rescan the trace's and the replay's objects, once per so many new ones
+    (on 60 days of Seren: about 0.3 s of building the result tables, half of them).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def metric_slots(cluster: EvalCluster) -> int:
     """Metric CPU jobs one node runs at once (spare threads / threads per metric job)."""
     return cluster.metric_cpu_threads_per_node // cluster.metric_cpu_threads
@@ -58,13 +77,8 @@ class EvalReplay:
 
     def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
         """The job table to replay: unchanged when coupled, Eval jobs -> trials when decoupled."""
-        collecting = gc.isenabled()
-        gc.disable()  # batches and plans make no reference cycles: collections would only
-        try:  # rescan the trace's objects, once per so many new batches, trials and rows
+        with collector_paused():
             return self._rewrite(jobs, spec)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
         """``rewrite`` (with the garbage collector paused)."""
@@ -85,7 +99,8 @@ class EvalReplay:
         if self._columns is None:
             raise AcmesimError("evaluation results asked before the job table was rewritten "
                                "(call rewrite() before the replay)")
-        requests, jobs = replay_tables(self.requests, self._columns, frame, self._slots)
+        with collector_paused():
+            requests, jobs = replay_tables(self.requests, self._columns, frame, self._slots)
         self._summary = replay_summary(requests)
         return [(EVAL_REQUESTS, requests), (EVAL_JOBS, jobs)]
 

@@ -23,7 +23,6 @@ by the loads merging saves, and rises by one load per extra shard of a split dat
 
 from __future__ import annotations
 
-import dataclasses
 from typing import NamedTuple
 
 import numpy as np
@@ -57,9 +56,9 @@ class ReplayTrial(NamedTuple):
     finishes: tuple[tuple[int, float], ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class ReplayRequest:
-    """A trace evaluation request as replayed: its trace jobs (datasets) and its engine jobs."""
+class ReplayRequest(NamedTuple):
+    """A trace evaluation request as replayed: its trace jobs (datasets) and its engine jobs
+    (a named tuple, as ``ReplayTrial``: one per request of the trace)."""
 
     batch: EvalBatch
     job_ids: tuple[str, ...]

@@ -2,19 +2,47 @@
 
 ``generate_trace(profile, days, seed)`` returns a normalized job table; ``sample_trace_path()``
 is the bundled Seren-like sample trace; ``check_feasibility`` verifies recorded start times.
+
+Each name below is imported from its module on first use, so a light module of the package
+(``catalog``: the profile names ``acmesim synth --help`` lists) loads without the generator,
+numpy or pandas.
 """
 
 from __future__ import annotations
 
-from acmesim.synth.feasibility import FeasibilityReport, check_feasibility
-from acmesim.synth.generate import generate_trace
-from acmesim.synth.profiles import (
-    WorkloadProfile,
-    get_profile,
-    profile_names,
-    register_profile,
-)
-from acmesim.synth.sample import SAMPLE_COMMAND, sample_trace_path
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acmesim.synth.feasibility import FeasibilityReport, check_feasibility
+    from acmesim.synth.generate import generate_trace
+    from acmesim.synth.profiles import (
+        WorkloadProfile,
+        get_profile,
+        profile_names,
+        register_profile,
+    )
+    from acmesim.synth.sample import SAMPLE_COMMAND, sample_trace_path
+
+_MODULE_OF: dict[str, str] = {
+    "FeasibilityReport": "feasibility", "check_feasibility": "feasibility",
+    "generate_trace": "generate",
+    "WorkloadProfile": "profiles", "get_profile": "profiles", "profile_names": "profiles",
+    "register_profile": "profiles",
+    "SAMPLE_COMMAND": "sample", "sample_trace_path": "sample",
+}
+"""Each public name of the package -> the module (of this package) that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module defining ``name`` on first use and keep the name here."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SAMPLE_COMMAND",

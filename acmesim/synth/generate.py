@@ -26,6 +26,7 @@ from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
 from acmesim.synth import arrivals
 from acmesim.synth.baseline import baseline_starts, pretraining_reservation, ranked_startup
+from acmesim.synth.catalog import STARTS
 from acmesim.synth.distributions import LogQuantile, discrete_draws
 from acmesim.synth.jobs import (
     STATE_NAMES,
@@ -51,12 +52,6 @@ MAX_LOAD = 10.0
 """Largest GPU job rate factor accepted, a guard against typos."""
 ACME_PROFILES = (SEREN.name, KALOS.name)
 """The profiles of this module's job model (the others bring their own ``make_generator``)."""
-
-
-STARTS = ("baseline", "packer")
-"""How recorded starts are made: ``baseline`` (a replay under ``acme``, the calibrated default)
-or ``packer`` (the node-level packer's own starts: no replay, for large what-ifs where the
-replay would dominate the generation; its queueing is the packer's, not the baseline's)."""
 
 
 def check_arguments(profile: str, days: float, seed: int, scale: float = 1.0,

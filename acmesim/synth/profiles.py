@@ -25,7 +25,9 @@ How the model uses them (see ``jobs.py``, ``arrivals.py``, ``packer.py``, ``base
   then only drives the packer).
 
 Adding a profile is one new entry in ``PROFILES`` below, or one new module named
-``profile_<name>.py`` in this package that calls ``register_profile``.
+``profile_<name>.py`` in this package that calls ``register_profile``; either way its name also
+goes into ``catalog.PROFILE_MODULES`` (what ``acmesim synth --help`` lists without importing
+the profiles; a test checks the two agree).
 """
 
 from __future__ import annotations

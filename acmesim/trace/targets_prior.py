@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from acmesim.core.errors import UnknownNameError
-from acmesim.trace.targets import ClusterTargets, Tolerance
+from acmesim.trace.targets import CLUSTERS, ClusterTargets, Tolerance
 
 PRIOR_TOLERANCES: dict[str, Tolerance] = {
     "run_time_mean": Tolerance("relative", 0.15),
@@ -166,6 +166,16 @@ PAI = PriorTraceTargets(
 
 PRIOR_TRACES: dict[str, PriorTraceTargets] = {"philly": PHILLY, "helios": HELIOS, "pai": PAI}
 """Prior trace name -> its published targets."""
+
+PRIOR_PROFILES: dict[str, str] = {"taskdl": "helios", "taskdl_philly": "philly",
+                                  **{name: name for name in PRIOR_TRACES}}
+"""A compared profile name -> the prior trace whose published statistics it is compared with
+(``acmesim characterize --profile``, ``acmesim.analysis.compare_prior``)."""
+
+
+def comparison_profile_names() -> list[str]:
+    """Every profile a trace can be compared with: Acme clusters, then prior-trace profiles."""
+    return sorted(CLUSTERS) + sorted(PRIOR_PROFILES)
 
 
 def prior_targets(name: str) -> PriorTraceTargets:

@@ -5,7 +5,9 @@ unlike a timing): ``acmesim --help`` loads no third-party library at all, ``acme
 --help`` neither pandas nor Hydra nor the event loop's SimPy, nor numpy (the plug-ins that
 declare the options import it only where they draw or compute); ``acmesim collect --help`` and
 ``acmesim plot --help`` none of them either (their commands import pandas, YAML and matplotlib
-where they read runs or draw).
+where they read runs or draw), nor ``acmesim synth --help``, ``acmesim characterize --help`` and
+``acmesim validate --help``, whose option lists (profile names, start models) come from light
+catalogues, not from the generator or the analysis.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ def loaded_after(*argv: str) -> dict:
 
 
 @pytest.mark.parametrize("argv", [("--help",), ("replay", "--help"), ("replay", "-h"),
-                                  ("collect", "--help"), ("plot", "--help")])
+                                  ("collect", "--help"), ("plot", "--help"),
+                                  ("synth", "--help"), ("characterize", "--help"),
+                                  ("validate", "--help")])
 def test_help_imports_no_heavy_library(argv):
     probe = loaded_after(*argv)
     assert probe["code"] == 0 and probe["chars"] > 200  # the help itself was printed

@@ -92,9 +92,11 @@ def main(argv: list[str]) -> int:
         return 0
     argv = with_eval_group(argv)
     prints_help = any(arg in ("-h", "--help") for arg in argv)
-    hydra_app.register_configs(registries, with_help=prints_help)
+    chosen = None
     if not prints_help and "--hydra-help" not in argv:
-        hydra_app.check_overrides(argv, registries, default_choices(argv))
+        chosen = hydra_app.check_overrides(argv, registries, default_choices(argv))
+    hydra_app.register_configs(registries, with_help=prints_help,
+                               only=hydra_app.stored_options(argv, chosen))
     return hydra_app.launch(tuned_replay_task, argv)
 
 

@@ -16,11 +16,10 @@ from pathlib import Path
 
 from acmesim.core.atomic import check_output_path
 from acmesim.core.errors import ConfigError
-from acmesim.synth import generate_trace, get_profile, profile_names
-from acmesim.synth.generate import STARTS
-from acmesim.synth.task_files import write_task_trace
-from acmesim.trace.formats import write_acme_csv
-from acmesim.trace.loaders.parquet import is_parquet, write_parquet
+from acmesim.synth.catalog import STARTS, profile_names
+
+# The generator and the writers (numpy, pandas, the baseline replay) are imported by `main`, so
+# that `acmesim synth --help` does not load them.
 
 
 def parser() -> argparse.ArgumentParser:
@@ -53,6 +52,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Generate the trace, write it atomically, print a one-line summary."""
     args = parser().parse_args(argv)
+    from acmesim.synth import generate_trace, get_profile
+    from acmesim.synth.task_files import write_task_trace
+    from acmesim.trace.formats import write_acme_csv
+    from acmesim.trace.loaders.parquet import is_parquet, write_parquet
+
     profile = get_profile(args.profile)
     if args.seed < 0:
         raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")

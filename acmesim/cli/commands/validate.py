@@ -19,17 +19,17 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import yaml
-
-from acmesim import load_trace
-from acmesim.analysis import fidelity as fid
-from acmesim.analysis.characterize import to_jsonable
 from acmesim.cluster import CLUSTERS
 from acmesim.core.errors import AcmesimError, ConfigError
 from acmesim.policies.scheduling import SCHEDULERS
+
+if TYPE_CHECKING:
+    from acmesim.analysis import fidelity as fid
+
+# The trace reader, the fidelity analysis (numpy, pandas) and YAML are imported where they are
+# used, so that `acmesim validate --help` does not load them.
 
 BASELINE = "acme"
 """The calibrated baseline scheduler (``acmesim/policies/scheduling/acme.py``)."""
@@ -89,6 +89,8 @@ def parser() -> argparse.ArgumentParser:
 
 def scheduler_options(pairs: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` strings as options (values parsed as YAML)."""
+    import yaml
+
     options = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -116,6 +118,8 @@ def validate(trace: Path, *, scheduler: str = BASELINE, options: dict[str, Any] 
 
     ``cluster_options`` are options of the cluster preset (e.g. another ``startup``);
     ``warmup`` seconds of the trace's start are not compared (``warmup_seconds``)."""
+    from acmesim import load_trace
+    from acmesim.analysis import fidelity as fid
     from acmesim.run.simulate import simulate
 
     jobs = load_trace(trace, format=file_format)
@@ -150,6 +154,9 @@ def validate(trace: Path, *, scheduler: str = BASELINE, options: dict[str, Any] 
 def main(argv: list[str]) -> int:
     """Run the validation, print it (and draw it), exit 1 on failure with ``--strict``."""
     args = parser().parse_args(argv)
+    from acmesim.analysis import fidelity as fid
+    from acmesim.analysis.characterize import to_jsonable
+
     comparison, run = validate(args.trace, scheduler=args.scheduler,
                                options=scheduler_options(args.option), cluster=args.cluster,
                                file_format=args.format, seed=args.seed, against=args.against,
@@ -168,6 +175,8 @@ def main(argv: list[str]) -> int:
 
 def _num(value: float) -> str:
     """A queue delay for the table: <= 1 s shown as '<=1', else whole seconds."""
+    from acmesim.analysis import fidelity as fid
+
     if math.isnan(value):
         return "-"
     return "<=1" if value <= fid.FLOOR else f"{value:,.0f}"
@@ -175,6 +184,8 @@ def _num(value: float) -> str:
 
 def render(run: dict[str, Any], result: fid.Fidelity) -> str:
     """The comparison as text tables."""
+    from acmesim.analysis import fidelity as fid
+
     lines = [f"trace {run['trace']}: {run['gpu_jobs']:,} GPU jobs replayed on {run['cluster']} "
              f"under {run['scheduler']} (seed {run['seed']}); {run['compared_jobs']:,} compared, "
              f"those submitted after a warm-up of {run['warmup_s'] / 86400:,.2f} days", "",
@@ -217,8 +228,10 @@ def _failed_checks(result: fid.Fidelity) -> int:
 
 def draw(run: dict[str, Any], directory: Path) -> list[Path]:
     """One recorded-vs-simulated CDF figure per job type in ``directory``."""
+    import numpy as np
     from matplotlib.figure import Figure
 
+    from acmesim.analysis import fidelity as fid
     from acmesim.analysis.plots import cdf_points, save_figure
 
     directory.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,12 @@ if TYPE_CHECKING:
     )
     from acmesim.cli.hydra.help import help_text
     from acmesim.cli.hydra.launch import OUTCOME, Outcome, OutcomeCallback, launch
-    from acmesim.cli.hydra.overrides import check_overrides, check_setting, parse_overrides
+    from acmesim.cli.hydra.overrides import (
+        check_overrides,
+        check_setting,
+        parse_overrides,
+        stored_options,
+    )
     from acmesim.cli.hydra.schemas import option_schema, register_configs, storable_type
 
 _MODULE_OF: dict[str, str] = {
@@ -38,6 +43,7 @@ _MODULE_OF: dict[str, str] = {
     "help_text": "help",
     "OUTCOME": "launch", "Outcome": "launch", "OutcomeCallback": "launch", "launch": "launch",
     "check_overrides": "overrides", "check_setting": "overrides", "parse_overrides": "overrides",
+    "stored_options": "overrides",
     "option_schema": "schemas", "register_configs": "schemas", "storable_type": "schemas",
 }
 """Each public name of the package -> the module (of this package) that defines it."""
@@ -70,6 +76,7 @@ __all__ = [
     "register_configs",
     "replay_settings",
     "storable_type",
+    "stored_options",
     "to_choice",
     "to_replay_config",
 ]

@@ -1,4 +1,24 @@
-"""Running the replay task under ``hydra.main`` in-process, and collecting exit codes."""
+"""Running the replay task under ``hydra.main`` in-process, and collecting exit codes.
+
+Two compositions Hydra repeats are done once, each giving what Hydra's own would:
+
+- ``hydra.main`` composes the whole configuration once only to read ``hydra.mode`` from it
+  (``Hydra.get_mode``), then again to run or sweep. When the command line holds only
+  ``key=value`` overrides and ``-m`` (``mode_unset``: none of them on ``hydra.mode`` or a Hydra
+  config group), that first composition can only answer "not set" —
+  ``acmesim/conf/config.yaml`` leaves ``hydra.mode`` unset, which a test checks — so it is
+  skipped (``_mode_unset``) and Hydra takes the path it takes on that answer (a run, or with
+  ``-m`` a sweep, recording ``hydra.mode=RUN`` or ``MULTIRUN`` among the overrides). Any other
+  command line (``--cfg``, ``--info``, ``-cn``, ...) goes through ``hydra.main`` untouched.
+- A sweeper composes every job of a batch to check it can be composed
+  (``Sweeper.validate_batch_is_legal``, which keeps nothing), then the launcher composes each
+  job again to run it. ``_compose_each_job_once`` keeps the checked compositions (at most
+  ``KEPT_COMPOSITIONS``) and hands each to the launcher's request for the same job, with the
+  sweep's resolved values (timestamps) copied at that moment as Hydra does.
+
+Either way the run directories, ``.hydra/*.yaml``, ``multirun.yaml`` and every result file are
+the same (``tests/cli/test_one_composition.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +26,9 @@ import contextlib
 import dataclasses
 import logging
 import math
+import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +102,112 @@ def _restored_logging() -> Iterator[None]:
         root.setLevel(level)
 
 
+KEPT_COMPOSITIONS = 64
+"""Checked job compositions kept for the launcher [chosen]: each is a few hundred kB, and a
+sweep of more jobs per batch composes the jobs past the 64th twice, as Hydra alone does."""
+
+
+def mode_unset(argv: list[str]) -> bool:
+    """Whether ``argv`` is a run or a sweep whose ``hydra.mode`` no config or override can set.
+
+    Only ``key=value`` overrides and ``-m`` (no other flag such as ``--cfg`` or ``-cn``), none
+    of them on ``hydra.mode`` or selecting a Hydra config group (``hydra/...=``).
+    """
+    for arg in argv:
+        if arg in ("-m", "--multirun"):
+            continue
+        if arg.startswith("-") or "=" not in arg:
+            return False
+        key = arg.split("=", 1)[0].lstrip("+~")
+        if key.startswith(("hydra/", "hydra.mode")):
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def _mode_unset(argv: list[str]) -> Iterator[None]:
+    """Answer Hydra's ``get_mode`` with "not set" instead of composing for it (``mode_unset``)."""
+    from hydra._internal.hydra import Hydra
+
+    if not mode_unset(argv):
+        yield
+        return
+    original = Hydra.get_mode
+
+    def unset(self: Hydra, config_name: str | None, overrides: list[str]) -> Any:
+        return None
+
+    Hydra.get_mode = unset  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Hydra.get_mode = original  # type: ignore[method-assign]
+
+
+class _CheckedJobs:
+    """The job compositions a sweeper's check made, kept for the launcher (see the module)."""
+
+    def __init__(self, compose: Callable[..., DictConfig], validate: Callable[..., None]):
+        self.compose, self.validate = compose, validate
+        self.checking = False
+        self.kept: dict[tuple[int, tuple[str, ...], str], list[DictConfig]] = {}
+
+    @staticmethod
+    def key(master: DictConfig, overrides: Sequence[str]) -> tuple[int, tuple[str, ...], str]:
+        """A job: the sweep's config, the job's overrides, the working directory."""
+        return id(master), tuple(overrides), os.getcwd()
+
+    def check(self, sweeper: Any, batch: Sequence[Sequence[str]]) -> None:
+        """Hydra's check of a batch (each job composed, the first failure raised), keeping each
+        job's composition."""
+        self.checking = True
+        try:
+            self.validate(sweeper, batch)
+        finally:
+            self.checking = False
+
+    def load_sweep_config(self, loader: Any, master_config: DictConfig,
+                          sweep_overrides: list[str]) -> DictConfig:
+        """A kept composition of the job with the sweep's resolved values copied in now, else
+        Hydra's own composition (kept while checking, up to ``KEPT_COMPOSITIONS``)."""
+        from omegaconf import OmegaConf
+
+        key = self.key(master_config, sweep_overrides)
+        if not self.checking and self.kept.get(key):
+            config = self.kept[key].pop(0)
+            OmegaConf.copy_cache(from_config=master_config, to_config=config)
+            return config
+        config = self.compose(loader, master_config, sweep_overrides)
+        if self.checking and sum(map(len, self.kept.values())) < KEPT_COMPOSITIONS:
+            self.kept.setdefault(key, []).append(config)
+        return config
+
+
+@contextlib.contextmanager
+def _compose_each_job_once() -> Iterator[None]:
+    """While Hydra runs: a sweeper's checked compositions go to its launcher (``_CheckedJobs``)."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+    from hydra.plugins.sweeper import Sweeper
+
+    compose, validate = ConfigLoaderImpl.load_sweep_config, Sweeper.validate_batch_is_legal
+    jobs = _CheckedJobs(compose, validate)
+
+    def load_sweep_config(self: Any, master_config: DictConfig,
+                          sweep_overrides: list[str]) -> DictConfig:
+        return jobs.load_sweep_config(self, master_config, sweep_overrides)
+
+    def validate_batch_is_legal(self: Any, batch: Sequence[Sequence[str]]) -> None:
+        jobs.check(self, batch)
+
+    ConfigLoaderImpl.load_sweep_config = load_sweep_config  # type: ignore[method-assign]
+    Sweeper.validate_batch_is_legal = validate_batch_is_legal  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ConfigLoaderImpl.load_sweep_config = compose  # type: ignore[method-assign]
+        Sweeper.validate_batch_is_legal = validate  # type: ignore[method-assign]
+
+
 def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
     # a task returns its exit code, or a sweep objective (a float) under an optimizing sweeper
     """Run ``task`` under Hydra with command-line ``argv``; return the exit code."""
@@ -92,7 +219,8 @@ def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
     entry = hydra.main(
         config_path=f"pkg://{CONFIG_MODULE}", config_name=CONFIG_NAME, version_base="1.3"
     )(task)
-    with _argv("acmesim replay", argv), _restored_logging():
+    with (_argv("acmesim replay", argv), _restored_logging(), _mode_unset(argv),
+          _compose_each_job_once()):
         try:
             entry()
         except SystemExit as exc:

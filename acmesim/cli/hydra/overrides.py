@@ -82,11 +82,12 @@ def selected_options(
 
 def check_overrides(
     argv: list[str], registries: Mapping[str, Registry], defaults: Mapping[str, str | None]
-) -> None:
+) -> dict[str, list[str]]:
     """Reject unknown groups, options, option keys, settings and bad setting values early.
 
     The options given for one plug-in are validated together (a rule tying two options, such
     as a quota type that may not also borrow, sees both), once per combination of swept values.
+    Returns each group's selected option names (``selected_options``; empty: not known).
     """
     overrides = parse_overrides(override_arguments(argv))
     chosen = selected_options(overrides, registries, defaults)
@@ -123,6 +124,38 @@ def check_overrides(
     if all(defaults.get(group) for group in registries):  # else a custom config adds options
         for group, registry in registries.items():
             _build_selected(registry, chosen[group], _group_options(overrides, group))
+    return chosen
+
+
+NARROW_HYDRA_KEYS = ("hydra.run.", "hydra.sweep.dir", "hydra.sweep.subdir", "hydra.job.",
+                     "hydra/launcher", "hydra.launcher.")
+"""Hydra overrides that cannot make a composition read another option of an acmesim group
+(where the runs go, the job's name, which launcher starts them)."""
+
+
+def stored_options(argv: list[str], chosen: Mapping[str, list[str]] | None
+                   ) -> dict[str, list[str]] | None:
+    """The options of each group Hydra can need for ``argv``: ``chosen``, or None for all.
+
+    Hydra composes a run from the selected option of each group, and a sweep from each value
+    of its group overrides (``scheduler=fifo,sjf``); storing only those spares it the schemas
+    of the other plug-ins, which it would deep-copy at every composition. Every option is stored
+    when anything else could read the store: a flag other than ``-m`` (``--cfg``, ``--info``,
+    ``--help``, ``-cn``, ...), a Hydra override outside ``NARROW_HYDRA_KEYS`` (an optimizing
+    sweeper's ``hydra.sweeper.params``), or a group whose selection is not known.
+    """
+    if chosen is None:
+        return None
+    for arg in argv:
+        if arg in ("-m", "--multirun"):
+            continue
+        key = arg.split("=", 1)[0].lstrip("+~")
+        if arg.startswith("-") or "=" not in arg or (
+                key.startswith("hydra") and not key.startswith(NARROW_HYDRA_KEYS)):
+            return None
+    if not all(chosen.values()):
+        return None
+    return {group: list(names) for group, names in chosen.items()}
 
 
 def _group_options(overrides: list[Any], group: str) -> dict[str, list[Any]] | None:

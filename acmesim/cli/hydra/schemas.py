@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,16 +93,20 @@ def option_schema(registry: Registry, name: str) -> type:
 
 
 def register_configs(registries: Mapping[str, Registry], store: ConfigStore | None = None,
-                     *, with_help: bool = True) -> None:
+                     *, with_help: bool = True,
+                     only: Mapping[str, Sequence[str]] | None = None) -> None:
     """Store one config-group option per plug-in name and alias, the help and the logging.
 
     ``with_help=False`` stores the help option with an empty text: a run that will not print the
-    help skips building it (a quarter of a second of parsing the plug-ins' sources).
+    help skips building it (a quarter of a second of parsing the plug-ins' sources). ``only``
+    stores just the names it lists for a group (``overrides.stored_options``: those the command
+    line selects), every option of a group it does not list.
     """
     store = store or ConfigStore.instance()
     for group, registry in registries.items():
         store.repo.pop(group, None)  # exactly the registry's options, nothing stale
-        for alias in registry.aliases():
+        names = (only or {}).get(group) or registry.aliases()
+        for alias in dict.fromkeys(names):
             store.store(group=group, name=alias, node=option_schema(registry, alias))
     help_config = help_node(registries) if with_help else {"app_name": "acmesim replay",
                                                              "template": ""}
