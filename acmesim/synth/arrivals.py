@@ -270,3 +270,26 @@ def zipf_users_by_jobs(rng: np.random.Generator, users: int, exponent: float,
         rank_of[index] = rank
         heapq.heappush(heap, (deficit + size, rank))
     return ranking[rank_of]
+
+
+def split_batches(sizes: np.ndarray, gpus: np.ndarray, gpu_max: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Batches of at most ``gpu_max`` GPUs in total: parent index, jobs and GPU count of each.
+
+    A batch of ``n`` jobs of ``g`` GPUs with ``n g > gpu_max`` becomes the fewest batches of at
+    most ``max(gpu_max // g, 1)`` jobs, of near-equal sizes (they differ by at most one job),
+    listed in place of their parent (its pieces in a row); the others are kept as they are.
+    Every GPU count keeps its jobs, so the jobs' GPU-count distribution is unchanged.
+    ``gpu_max`` 0 keeps every batch.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    gpus = np.asarray(gpus, dtype=np.int64)
+    if gpu_max <= 0 or len(sizes) == 0:
+        return np.arange(len(sizes)), sizes, gpus
+    per_piece = np.maximum(gpu_max // np.maximum(gpus, 1), 1)
+    pieces = -(-sizes // per_piece)  # ceil: the fewest pieces within the bound
+    parent = np.repeat(np.arange(len(sizes)), pieces)
+    first = np.concatenate([[0], np.cumsum(pieces)[:-1]])
+    index = np.arange(len(parent)) - np.repeat(first, pieces)
+    base, extra = sizes[parent] // pieces[parent], sizes[parent] % pieces[parent]
+    return parent, base + (index < extra), gpus[parent]

@@ -163,13 +163,19 @@ class _Generator:
         chain = group_model.kind == "chain"
         warmup = self.p.chain_warmup_days if chain else self.p.warmup_days
         times, sizes = self._groups(name, group_model, per_day, warmup)
+        size_rng = self.streams.stream(f"sizes/{name}")
+        group_gpus = None
+        if group_model.kind != "session":  # one GPU count per group, drawn by its jobs
+            group_gpus = draw_group_sizes(size_rng, model, sizes)
+            if group_model.kind == "batch" and group_model.gpu_max > 0:
+                times, sizes, group_gpus = self._split_batches(name, group_model, times,
+                                                               sizes, group_gpus, warmup)
         group, position, submit = arrivals.expand_groups(
             self.streams.stream(f"sessions/{name}"), group_model, times, sizes)
-        size_rng = self.streams.stream(f"sizes/{name}")
-        if group_model.kind == "session":
+        if group_gpus is None:
             gpus = draw_sizes(size_rng, model, len(group))
-        else:  # a batch or a chain keeps one GPU count, drawn in proportion to its jobs
-            gpus = draw_group_sizes(size_rng, model, sizes)[group]
+        else:
+            gpus = group_gpus[group]
         durations = draw_durations(self.streams.stream(f"durations/{name}"), model, gpus,
                                    LogQuantile(model.duration_knots))
         work = np.maximum(np.rint(durations).astype(np.int64), 0)
@@ -210,6 +216,27 @@ class _Generator:
                                               model.diurnal, self.quiet, len(part_sizes)))
             sizes.append(part_sizes)
         return np.concatenate(times), np.concatenate(sizes)
+
+    def _split_batches(self, name: str, model: GroupModel, times: np.ndarray,
+                       sizes: np.ndarray, gpus: np.ndarray, warmup_days: float
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Batches within ``model.gpu_max`` GPUs (``arrivals.split_batches``) and their times.
+
+        The first piece of a split batch keeps its time; every other piece is a batch of its
+        own (another checkpoint's evaluation round) arriving as the type's batches do, in the
+        part (warm-up or window) of its parent, so each part keeps its number of jobs.
+        """
+        parent, sizes, gpus = arrivals.split_batches(sizes, gpus, model.gpu_max)
+        times = times[parent].copy()
+        later = np.flatnonzero(np.diff(np.concatenate([[-1], parent])) == 0)
+        rng = self.streams.stream(f"arrivals/{name}/split")
+        t0 = -int(round(warmup_days * arrivals.SECONDS_PER_DAY))
+        for a, b in ([(t0, 0)] if t0 < 0 else []) + [(0, self.span)]:
+            inside = later[(times[later] >= a) & (times[later] < b)]
+            times[inside] = rng.permutation(arrivals.group_times(
+                rng, self.p, self.start_epoch, 0.0, a, b, model.diurnal, self.quiet,
+                len(inside)))
+        return times, sizes, gpus
 
     def _restart_gaps(self, n: int, name: str) -> np.ndarray:
         """Seconds between the end of a chain job and the resubmission (lognormal)."""

@@ -8,12 +8,15 @@ R-SUM mean and median), and tabulated into ``results/fidelity.csv`` and ``result
 Kalos's start-up moved, into ``results/kalos_sensitivity.md``; ``--team-sensitivity`` (alone)
 replays the Seren traces with MLLM as a team of its own quota (``acme``'s ``team_quotas``),
 into ``results/team_sensitivity.md``; ``--user-sensitivity`` (alone) with a per-user GPU limit
-on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``. Usage::
+on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``;
+``--batch-sensitivity`` (alone) generates Seren traces whose evaluation batches are bounded in
+GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --team-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --user-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --batch-sensitivity
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from acmesim import load_trace
 from acmesim.cli.commands.validate import validate
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text
 
@@ -207,12 +211,15 @@ def kalos_sensitivity(days: float, seeds: list[int]) -> str:
 
 TEAM_QUOTAS: tuple[float, ...] = (0.15, 0.17, 0.2, 0.3)
 """MLLM team quotas (share of the GPUs) of the rule-6 sensitivity runs."""
+DEFAULT_TEAM_QUOTA = 0.17
+"""``acme``'s default MLLM team quota (rule 6), marked in the table."""
 
 
 def team_sensitivity(days: float, seeds: list[int]) -> str:
     """MLLM's p90 / p99 and the checks failed per seed with MLLM as a team of its own quota."""
-    variants = [("none (default: MLLM in the pool)", {})] + [
-        (f"{q:g} ({q * 2288:,.0f} GPUs)", {"team_quotas": {"MLLM": q}}) for q in TEAM_QUOTAS]
+    variants = [("none (MLLM in the pool)", {"team_quotas": {}})] + [
+        (f"{q:g} ({q * 2288:,.0f} GPUs){' (default)' if q == DEFAULT_TEAM_QUOTA else ''}",
+         {"team_quotas": {"MLLM": q}}) for q in TEAM_QUOTAS]
 
     def cell(options: dict, seed: int) -> str:
         result, _ = validate(trace("seren", days, seed), options=options, against="published")
@@ -251,6 +258,76 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
                           "per-user limit", seeds, USER_CAPS, cell)
 
 
+EVAL_BATCH_BOUNDS: tuple[int, ...] = (0, 2288, 3432, 4576, 6864)
+"""GPU bounds of one evaluation batch (``GroupModel.gpu_max``; 0: none, the default) of the
+batch sensitivity runs: 1, 1.5, 2 and 3 times Seren's 2,288 GPUs."""
+
+
+def batch_trace(days: float, seed: int, gpu_max: int) -> tuple[Path, dict[str, float]]:
+    """A Seren trace whose evaluation batches hold at most ``gpu_max`` GPUs, and its arrival
+    statistics (``burstiness``). Generated in-process from the Seren profile with the bound
+    set (``--starts packer``, as ``trace``); 0 is the default trace itself."""
+    import dataclasses
+
+    from acmesim.analysis.characterize import burstiness
+    from acmesim.synth import generate_trace, get_profile, register_profile
+    from acmesim.trace.formats import write_acme_csv
+
+    path = RUNS / f"seren_{days:g}d_seed{seed}_batch{gpu_max}.csv"
+    if gpu_max == 0:
+        path = trace("seren", days, seed)
+        return path, burstiness(load_trace(path))
+    seren = get_profile("seren")
+    name = f"seren-batch{gpu_max}"
+    types = tuple(dataclasses.replace(t, group=dataclasses.replace(t.group, gpu_max=gpu_max))
+                  if t.group.kind == "batch" else t for t in seren.types)
+    try:
+        register_profile(dataclasses.replace(seren, name=name, types=types))
+    except ValueError:  # registered by an earlier seed of this run
+        pass
+    jobs = generate_trace(name, days, seed, starts="packer")
+    stats = burstiness(jobs)
+    if not path.is_file():
+        RUNS.mkdir(parents=True, exist_ok=True)
+        write_acme_csv(jobs, path, "seren")
+    return path, stats
+
+
+def batch_sensitivity(days: float, seeds: list[int]) -> str:
+    """Eval's tail, the mean, the checks failed and the arrival statistics per seed with the
+    evaluation batches bounded in GPUs."""
+    checks: dict[tuple[int, int], str] = {}
+    arrivals: dict[tuple[int, int], str] = {}
+    for gpu_max in EVAL_BATCH_BOUNDS:
+        for seed in seeds:
+            path, stats = batch_trace(days, seed, gpu_max)
+            result, _ = validate(path, against="published")
+            row = {r.type: r.simulated for r in result.types}
+            failing = [f.split(":")[0] for r in result.types for f in r.failures] + [
+                f.split(":")[0] for f in result.failures]
+            checks[gpu_max, seed] = (
+                f"Eval {fmt(row['Eval'][95])} / {fmt(row['Eval'][99])}; mean "
+                f"{result.cluster['queue_mean']['simulated']:,.0f}; {checks_failed(result)} "
+                f"({', '.join(failing)})")
+            arrivals[gpu_max, seed] = (
+                f"{stats['interarrival_cv']:.1f} / {100 * stats['same_second_share']:.1f} / "
+                f"{stats['max_median_hourly']:,.0f} / {100 * stats['top5_user_share']:.1f}")
+            print(f"batch bound {gpu_max}, seed {seed}: {checks[gpu_max, seed]}; arrivals "
+                  f"{arrivals[gpu_max, seed]}", flush=True)
+    variants = [("none (default)" if g == 0 else f"{g:,} GPUs", {"gpu_max": g})
+                for g in EVAL_BATCH_BOUNDS]
+    first = per_seed_table(
+        f"Seren, {days:g} days; evaluation batches of at most the given GPUs "
+        "(`GroupModel.gpu_max`): Eval p95 / p99 (published 809 / 4,206 s), mean queue (446 s) "
+        "and checks failed of 27 (which), per seed", "batch bound", seeds, variants,
+        lambda v, seed: checks[v["gpu_max"], seed])
+    second = per_seed_table(
+        "Arrival statistics of the same traces: inter-arrival CV / same-second % / max-median "
+        "hourly / top-5 users % (published 14.7 / 32.1 / 272 / 63.7)", "batch bound", seeds,
+        variants, lambda v, seed: arrivals[v["gpu_max"], seed])
+    return first + "\n" + second
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -264,7 +341,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the MLLM team-quota sensitivity (results/team_sensitivity.md)")
     p.add_argument("--user-sensitivity", action="store_true",
                    help="only the per-user GPU limit sensitivity (results/user_sensitivity.md)")
+    p.add_argument("--batch-sensitivity", action="store_true",
+                   help="only the evaluation batch bound sensitivity "
+                        "(results/batch_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.batch_sensitivity:
+        text = batch_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "batch_sensitivity.md", text)
+        print(text)
+        return 0
     if args.user_sensitivity:
         text = user_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "user_sensitivity.md", text)

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from acmesim.analysis.characterize import burstiness
 from acmesim.synth import arrivals, generate_trace, get_profile
@@ -120,3 +122,56 @@ def test_quiet_spells_draw_from_their_own_stream():
     # the spells move arrival times only: sizes, GPU counts and run times are the same draws
     assert np.array_equal(quiet.gpus, flat.gpus) and np.array_equal(quiet.work, flat.work)
     assert not np.array_equal(quiet.submit, flat.submit)
+
+
+def test_split_batches_by_hand():
+    # 1,000 jobs of 8 GPUs under 480 GPUs: at most 60 jobs a batch, so ceil(1000 / 60) = 17
+    # batches; 1000 = 17 x 58 + 14: fourteen of 59 jobs, three of 58. A batch within the bound
+    # is kept; a job larger than the bound is a batch of its own.
+    parent, sizes, gpus = arrivals.split_batches(np.array([1000, 10, 3, 5]),
+                                                 np.array([8, 8, 1, 512]), 480)
+    assert parent.tolist() == [0] * 17 + [1, 2] + [3] * 5
+    assert sizes.tolist() == [59] * 14 + [58] * 3 + [10, 3] + [1] * 5
+    assert gpus.tolist() == [8] * 17 + [8, 1] + [512] * 5
+    kept = arrivals.split_batches(np.array([1000, 10]), np.array([8, 8]), 0)
+    assert [a.tolist() for a in kept] == [[0, 1], [1000, 10], [8, 8]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 2000), st.sampled_from([1, 2, 4, 8, 16, 64, 128])),
+                min_size=1, max_size=30), st.integers(1, 4000))
+def test_split_batches_keeps_every_job_and_the_fewest_batches_within_the_bound(batches,
+                                                                            gpu_max):
+    sizes = np.array([n for n, _ in batches])
+    gpus = np.array([g for _, g in batches])
+    parent, out_sizes, out_gpus = arrivals.split_batches(sizes, gpus, gpu_max)
+    assert (np.diff(parent) >= 0).all() and (out_gpus == gpus[parent]).all()
+    assert (np.bincount(parent, weights=out_sizes, minlength=len(sizes)) == sizes).all()
+    assert (out_sizes >= 1).all()
+    assert (out_sizes * out_gpus <= np.maximum(gpu_max, out_gpus)).all()  # within the bound
+    for index, (n, g) in enumerate(batches):
+        mine = out_sizes[parent == index]
+        assert mine.max() - mine.min() <= 1  # near-equal pieces
+        per_piece = max(gpu_max // g, 1)
+        assert len(mine) == -(-n // per_piece)  # no fewer pieces could hold them
+
+
+def test_split_pieces_arrive_in_their_parents_part_outside_quiet_spells():
+    profile = get_profile("seren")
+    generator = _Generator(profile, 20, 3)
+    model = dataclasses.replace(profile.types[0].group, gpu_max=480)
+    times = np.array([-100_000, 5_000, 400_000])  # a warm-up batch and two in the window
+    sizes, gpus = np.array([200, 700, 30]), np.array([8, 8, 8])  # <= 60 jobs a batch
+    new_times, new_sizes, new_gpus = generator._split_batches(
+        "Eval", model, times, sizes, gpus, profile.warmup_days)
+    # 200 = 4 x 50; 700 in ceil(700 / 60) = 12 batches: 700 = 12 x 58 + 4
+    assert new_sizes.tolist() == [50] * 4 + [59] * 4 + [58] * 8 + [30]
+    assert new_times[0] == -100_000 and new_times[4] == 5_000 and new_times[16] == 400_000
+    warmup = -profile.warmup_days * 86_400
+    assert ((new_times[1:4] >= warmup) & (new_times[1:4] < 0)).all()
+    assert ((new_times[5:16] >= 0) & (new_times[5:16] < 20 * 86_400)).all()
+    assert len(set(new_times[5:16].tolist())) > 1  # their own times, not the parent's
+    spells = generator.quiet
+    later = np.r_[1:4, 5:16]
+    inside = np.searchsorted(spells[:, 0], new_times[later], side="right") - 1
+    assert not ((inside >= 0) & (new_times[later] < spells[np.maximum(inside, 0), 1])).any()
