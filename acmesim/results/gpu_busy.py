@@ -20,6 +20,15 @@ FIELDS: tuple[str, ...] = ("gpu_util_jobs", "busy_gpu_time", "idle_gpu_time")
 """The summary fields this module fills (declared in ``acmesim.results.schema.SUMMARY``)."""
 
 
+def gpu_busy_input(trace: pd.DataFrame) -> pd.DataFrame:
+    """The columns of the input table ``gpu_busy_fields`` reads (``job_id`` and ``gpu_util``;
+    none when the trace has no ``gpu_util``): what a run keeps of its input once the engine's
+    job table is built, so the input table itself can be freed before the loop."""
+    if COLUMN not in trace.columns:
+        return pd.DataFrame()
+    return trace[["job_id", COLUMN]]
+
+
 def gpu_busy_fields(result_jobs: pd.DataFrame, trace: pd.DataFrame) -> dict[str, Any]:
     """Busy and idle GPU-seconds of the simulated GPU jobs whose trace row has ``gpu_util``.
 

@@ -49,7 +49,7 @@ from acmesim.faults import FaultInjector, fault_extension
 from acmesim.jobs.checks import drop_fields
 from acmesim.policies.placement import PLACEMENTS
 from acmesim.policies.power import POWERS
-from acmesim.results.gpu_busy import gpu_busy_fields
+from acmesim.results.gpu_busy import gpu_busy_fields, gpu_busy_input
 from acmesim.results.schema import TABLES
 from acmesim.results.summary import job_statistics, loss_by_cause, summary_row
 from acmesim.results.utilization import utilization_table
@@ -61,7 +61,7 @@ from acmesim.sim.extension import Extension
 from acmesim.sim.jobs_frame import jobs_frame
 from acmesim.sim.preemption import PreemptionModel
 from acmesim.sim.simulation import Simulation
-from acmesim.sim.trace_input import JobTable, prepare_jobs
+from acmesim.sim.trace_input import JobTable, prepare_jobs, release_arrow_scratch
 
 BUILT_IN_KINDS: tuple[type, ...] = (EvalMode, PowerExtension, FaultInjector)
 """The lifecycle's own extensions; an extension of one of these kinds given by the caller
@@ -163,6 +163,9 @@ def run(
         jobs = extension.rewrite(jobs, spec)
     table = prepare_jobs(jobs, spec, mode=config.mode, cpu_jobs=config.cpu_jobs,
                          oversize_jobs=config.oversize_jobs)
+    replayed = gpu_busy_input(jobs)
+    del jobs  # not read again: a table this run loaded (or rewrote) is freed before the loop
+    release_arrow_scratch()
     with progress_callback(progress) as callback:
         sim = Simulation(table, spec, scheduler, placement, mode=config.mode,
                          preemption=preemption, progress=callback, audit=audit, seed=config.seed,
@@ -171,7 +174,7 @@ def run(
         sim.run()
         loop_time = time.perf_counter() - loop_began
     tables = _tables(config, sim, table, attached)
-    summary = summary_fields(config, sim, table, tables["jobs"], jobs, attached, dropped,
+    summary = summary_fields(config, sim, table, tables["jobs"], replayed, attached, dropped,
                              loop_time, time.perf_counter() - began)
     return _result(config, sim, table, tables, summary, attached)
 
@@ -198,6 +201,7 @@ def summary_fields(config: ReplayConfig, sim: Simulation, table: JobTable, frame
     Identity (``identity_fields``), the cluster and the input, the engine's counters, the
     statistics of the jobs table, the scheduler's fields, then each extension's; ``wall_time``
     is the whole run (configuration to summary), ``events_per_second`` the loop's speed.
+    ``replayed`` is what the run kept of its input table (``gpu_busy_input``).
     """
     spec = sim.spec
     fields = identity_fields(config)

@@ -164,7 +164,8 @@ class PackedText(_TextColumn):
         _, offsets, data = strings.buffers()
         first = strings.offset
         bounds = np.frombuffer(offsets, dtype=np.int64)[first:first + len(strings) + 1]
-        raw = b"" if data is None else data.to_pybytes()[bounds[0]:bounds[-1]]
+        raw = (b"" if data is None  # the used bytes alone, copied once
+               else data.slice(int(bounds[0]), int(bounds[-1] - bounds[0])).to_pybytes())
         return cls(raw, array("q", (bounds - bounds[0]).tobytes()))
 
     def __len__(self) -> int:

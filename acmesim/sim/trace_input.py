@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from array import array
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -127,12 +127,31 @@ def prepare_jobs(
     the engine; ``mode`` is the replay's (a recorded replay starts each job at its recorded
     start, which the table's rules keep at or after its submission)."""
     frame = validated(frame)
+    rows, origin_ns, numbers, skipped = _number_columns(frame, spec, cpu_jobs, oversize_jobs)
+
+    def coded(column: str) -> CodedText:
+        return CodedText.of_rows(frame[column], rows)
+
+    table = JobTable(
+        origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
+        job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
+        type=coded("type"), state=coded("state"), **numbers,
+        input_jobs=len(frame), cpu_skipped=skipped[0], oversize_skipped=skipped[1],
+        declared={named(f.table): _declared_column(frame, f, rows) for f in PLAIN_FIELDS},
+    )
+    release_arrow_scratch()
+    return table
+
+
+def _number_columns(frame: pd.DataFrame, spec: ClusterSpec, cpu_jobs: str, oversize_jobs: str
+                    ) -> tuple[np.ndarray, int, dict[str, Any], tuple[int, int]]:
+    """The rows to simulate in submission order, the trace origin (ns), the ``JobTable``
+    columns that are numbers (the pool's codes with them) and the counts of skipped CPU and
+    oversize jobs. Every full-length array of the input is a local here, freed on return,
+    before ``prepare_jobs`` builds the text columns (at tens of millions of rows those
+    arrays are a GB or more, which would otherwise add to the text columns' own peak)."""
     submit_ns = times_ns(frame, "submit_time")
-    start_ns = times_ns(frame, "start_time")
-    run_time = floats(frame, "run_time")
-    gpu = ints(frame, "gpu_num")
-    nodes = ints(frame, "node_num")
-    cpus = ints(frame, "cpu_num")
+    gpu, nodes, cpus = ints(frame, "gpu_num"), ints(frame, "node_num"), ints(frame, "cpu_num")
     is_cpu = gpu == 0
     keep = ~is_cpu if cpu_jobs == "skip" else np.ones(len(frame), dtype=bool)
     needed, per_node, too_big = _gang_shapes(gpu, nodes, cpus, is_cpu, keep, spec)
@@ -141,30 +160,21 @@ def prepare_jobs(
         reasons = [_reason(int(r), gpu, needed, per_node, is_cpu) for r in oversize_rows[:5]]
         raise AcmesimError(_oversize_message(frame, oversize_rows, reasons, spec))
     keep &= ~too_big
+    del too_big
     rows = np.flatnonzero(keep)
+    del keep
     rows = rows[np.argsort(submit_ns[rows], kind="stable")]
     origin_ns = int(submit_ns.min()) if len(frame) else 0
-
-    def coded(column: str) -> CodedText:
-        return CodedText.of_rows(frame[column], rows)
-
-    table = JobTable(
-        origin=pd.Timestamp(origin_ns, unit="ns", tz="UTC") if len(frame) else None,
-        job_id=PackedText.of(frame["job_id"].iloc[rows]), user=coded("user"),
-        type=coded("type"), state=coded("state"),
-        pool=CodedText(array("i", is_cpu[rows].astype(np.int32).tobytes()), ["gpu", "cpu"]),
-        submit=_floats((submit_ns[rows] - origin_ns) / 1e9),
-        start=_floats((start_ns[rows] - origin_ns) / 1e9),
-        recorded_run_time=_floats(run_time[rows]),
-        gpu_num=_ints(gpu[rows]), node_num=_ints(nodes[rows]), cpu_num=_ints(cpus[rows]),
-        nodes_needed=_ints(needed[rows], "i"), per_node=_ints(per_node[rows], "i"),
-        input_jobs=len(frame),
-        cpu_skipped=int(is_cpu.sum()) if cpu_jobs == "skip" else 0,
-        oversize_skipped=len(oversize_rows),
-        declared={named(f.table): _declared_column(frame, f, rows) for f in PLAIN_FIELDS},
-    )
-    release_arrow_scratch()
-    return table
+    numbers = {
+        "pool": CodedText(array("i", is_cpu[rows].astype(np.int32).tobytes()), ["gpu", "cpu"]),
+        "submit": _floats((submit_ns[rows] - origin_ns) / 1e9),
+        "start": _floats((times_ns(frame, "start_time")[rows] - origin_ns) / 1e9),
+        "recorded_run_time": _floats(floats(frame, "run_time")[rows]),
+        "gpu_num": _ints(gpu[rows]), "node_num": _ints(nodes[rows]), "cpu_num": _ints(cpus[rows]),
+        "nodes_needed": _ints(needed[rows], "i"), "per_node": _ints(per_node[rows], "i"),
+    }
+    skipped = (int(is_cpu.sum()) if cpu_jobs == "skip" else 0, len(oversize_rows))
+    return rows, origin_ns, numbers, skipped
 
 
 def release_arrow_scratch() -> None:

@@ -130,3 +130,24 @@ def test_a_file_of_another_version_of_the_generator_is_stale(tmp_path):
                                            SCALE.META_FIELD: json.dumps(meta).encode()})
     pq.write_table(table, path)
     assert not SCALE.is_current(path, SCALE.trace_options(1, DAYS, 1))
+
+
+def test_the_replay_read_from_the_file_matches_the_reference_and_reading_is_timed_apart(
+        tmp_path):
+    import json
+    import subprocess
+
+    path = SCALE.ensure_cached(2, DAYS, 3, tmp_path)
+    rows = len(pd.read_parquet(path, columns=["job_id"]))
+    out = {}
+    for kind in ("acmesim", "reference", "read"):
+        extra = ["--out", str(tmp_path / f"{kind}.npz")] if kind != "read" else []
+        done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_scale.py"), "--child",
+                               kind, "--trace", str(path), "--scales", "2", *extra],
+                              capture_output=True, text=True, check=True)
+        out[kind] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["read"]["rows"] == rows
+    assert 0 < out["read"]["cpu_s"]
+    assert out["acmesim"]["jobs"] == out["reference"]["jobs"] > 0
+    assert BENCH.compare(tmp_path / "acmesim.npz", tmp_path / "reference.npz",
+                         lambda: BENCH._job_ids(path)) == []
