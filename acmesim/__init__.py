@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from acmesim.core.lazy import lazy_exports
+
 __version__ = "0.1.0"
 
 __all__ = ["SimulationResult", "__version__", "load_trace", "simulate"]
@@ -12,13 +14,7 @@ _LAZY = {"simulate": "acmesim.run.simulate", "SimulationResult": "acmesim.run.re
 """Public names imported on first use, so ``import acmesim`` (and the CLI) stays light."""
 
 
-def __getattr__(name: str) -> Any:
-    """``acmesim.simulate`` and ``acmesim.SimulationResult``, imported on first use."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'acmesim' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
 
 
 def load_trace(path: Any, format: str = "auto", **kwargs: Any):  # noqa: A002 - public API name

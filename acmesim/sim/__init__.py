@@ -10,24 +10,18 @@ The two names below are imported on first use, so importing one light module of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acmesim.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from acmesim.sim.preemption import PreemptionModel
     from acmesim.sim.simulation import Simulation
 
 
-def __getattr__(name: str) -> Any:
-    """``PreemptionModel`` and ``Simulation``, imported from their modules on first use."""
-    if name == "PreemptionModel":
-        from acmesim.sim.preemption import PreemptionModel
+_MODULE_OF = {"PreemptionModel": ".preemption", "Simulation": ".simulation"}
+"""Each public name of the package -> the module (of this package) that defines it."""
 
-        return PreemptionModel
-    if name == "Simulation":
-        from acmesim.sim.simulation import Simulation
-
-        return Simulation
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__getattr__ = lazy_exports(__name__, _MODULE_OF, globals())
 
 __all__ = ["PreemptionModel", "Simulation"]

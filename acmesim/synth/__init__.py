@@ -10,8 +10,9 @@ numpy or pandas.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acmesim.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from acmesim.synth.feasibility import FeasibilityReport, check_feasibility
@@ -25,23 +26,16 @@ if TYPE_CHECKING:
     from acmesim.synth.sample import SAMPLE_COMMAND, sample_trace_path
 
 _MODULE_OF: dict[str, str] = {
-    "FeasibilityReport": "feasibility", "check_feasibility": "feasibility",
-    "generate_trace": "generate",
-    "WorkloadProfile": "profiles", "get_profile": "profiles", "profile_names": "profiles",
-    "register_profile": "profiles",
-    "SAMPLE_COMMAND": "sample", "sample_trace_path": "sample",
+    "FeasibilityReport": ".feasibility", "check_feasibility": ".feasibility",
+    "generate_trace": ".generate",
+    "WorkloadProfile": ".profiles", "get_profile": ".profiles", "profile_names": ".profiles",
+    "register_profile": ".profiles",
+    "SAMPLE_COMMAND": ".sample", "sample_trace_path": ".sample",
 }
 """Each public name of the package -> the module (of this package) that defines it."""
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module defining ``name`` on first use and keep the name here."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _MODULE_OF, globals())
 
 
 __all__ = [

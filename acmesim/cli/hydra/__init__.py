@@ -14,8 +14,9 @@ needs only ``groups`` and ``help``) never imports Hydra or OmegaConf.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acmesim.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from acmesim.cli.hydra.convert import to_choice, to_replay_config
@@ -37,26 +38,19 @@ if TYPE_CHECKING:
     from acmesim.cli.hydra.schemas import option_schema, register_configs, storable_type
 
 _MODULE_OF: dict[str, str] = {
-    "to_choice": "convert", "to_replay_config": "convert",
-    "APP_SETTINGS": "groups", "GROUPS": "groups", "SETTING_HELP": "groups",
-    "load_registries": "groups", "replay_settings": "groups",
-    "help_text": "help",
-    "OUTCOME": "launch", "Outcome": "launch", "OutcomeCallback": "launch", "launch": "launch",
-    "check_overrides": "overrides", "check_setting": "overrides", "parse_overrides": "overrides",
-    "stored_options": "overrides",
-    "option_schema": "schemas", "register_configs": "schemas", "storable_type": "schemas",
+    "to_choice": ".convert", "to_replay_config": ".convert",
+    "APP_SETTINGS": ".groups", "GROUPS": ".groups", "SETTING_HELP": ".groups",
+    "load_registries": ".groups", "replay_settings": ".groups",
+    "help_text": ".help",
+    "OUTCOME": ".launch", "Outcome": ".launch", "OutcomeCallback": ".launch", "launch": ".launch",
+    "check_overrides": ".overrides", "check_setting": ".overrides", "parse_overrides": ".overrides",
+    "stored_options": ".overrides",
+    "option_schema": ".schemas", "register_configs": ".schemas", "storable_type": ".schemas",
 }
 """Each public name of the package -> the module (of this package) that defines it."""
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module defining ``name`` on first use and keep the name here."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _MODULE_OF, globals())
 
 
 __all__ = [
