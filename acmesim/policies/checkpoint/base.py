@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from acmesim.core.bounds import option_values, require_positive
 from acmesim.policies.checkpoint.cost import CheckpointCost, StorageModel, state_bytes
 from acmesim.policies.checkpoint.model_size import model_params
 from acmesim.policies.failure.rates import (
@@ -107,12 +108,8 @@ class CheckpointOptions:
     def __post_init__(self) -> None:
         if self.mode not in ("sync", "async"):
             raise ValueError(f"mode must be 'sync' or 'async', got {self.mode!r}")
-        if not self.bytes_per_param > 0:
-            raise ValueError(f"bytes_per_param must be > 0, got {self.bytes_per_param!r}")
-        if self.model_params_b is not None and not self.model_params_b > 0:
-            raise ValueError(f"model_params_b must be > 0, got {self.model_params_b!r}")
-        if self.node_mtbf_hours is not None and not self.node_mtbf_hours > 0:
-            raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
+        require_positive(**option_values(
+            self, "bytes_per_param", "model_params_b", "node_mtbf_hours"))
         self.storage()  # validates the bandwidths
 
     def storage(self) -> StorageModel:

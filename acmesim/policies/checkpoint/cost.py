@@ -34,6 +34,8 @@ import dataclasses
 import math
 from typing import Literal
 
+from acmesim.core.bounds import option_values, require_non_negative, require_positive
+
 GB = 1e9
 """Bytes per gigabyte (decimal, as storage bandwidths are quoted)."""
 
@@ -60,11 +62,9 @@ class StorageModel:
     overhead_s: float = 15.0
 
     def __post_init__(self) -> None:
-        for name in ("storage_gbps", "storage_gbps_per_node", "host_copy_gbps_per_gpu"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
-        if not self.overhead_s >= 0:
-            raise ValueError(f"overhead_s must be >= 0, got {self.overhead_s!r}")
+        require_positive(**option_values(
+            self, "storage_gbps", "storage_gbps_per_node", "host_copy_gbps_per_gpu"))
+        require_non_negative(overhead_s=self.overhead_s)
 
     def write_seconds(self, state_bytes: float, nodes: int) -> float:
         """Seconds to move ``state_bytes`` between a job of ``nodes`` nodes and remote storage."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from acmesim.core.bounds import require_positive
 from acmesim.policies.checkpoint import CHECKPOINTS
 from acmesim.policies.checkpoint.base import CheckpointOptions, CheckpointPolicy
 from acmesim.policies.checkpoint.cost import CheckpointCost
@@ -26,8 +27,7 @@ class FixedInterval(CheckpointPolicy):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            if not self.interval_min > 0:
-                raise ValueError(f"interval_min must be > 0, got {self.interval_min!r}")
+            require_positive(interval_min=self.interval_min)
 
     config: Config
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+from acmesim.core.bounds import require_finite_non_negative, require_positive
+
 _INV_E = math.exp(-1.0)
 
 
@@ -69,8 +71,8 @@ def _halley_step(w: float, z: float) -> float:
 
 def young_interval(delta: float, mtbf: float) -> float:
     """Young's first-order optimum ``τ_Y = sqrt(2·δ·M)`` (reliability_facts.md §1.2)."""
-    _check_positive(mtbf=mtbf)
-    _check_non_negative(delta=delta)
+    require_positive(mtbf=mtbf)
+    require_finite_non_negative(delta=delta)
     return math.sqrt(2.0 * delta * mtbf)
 
 
@@ -79,8 +81,8 @@ def daly_interval(delta: float, mtbf: float) -> float:
 
     With ``x = δ/(2M)``: ``τ = sqrt(2δM)·(1 + sqrt(x)/3 + x/9) - δ`` when ``δ < 2M``, else ``M``.
     """
-    _check_positive(mtbf=mtbf)
-    _check_non_negative(delta=delta)
+    require_positive(mtbf=mtbf)
+    require_finite_non_negative(delta=delta)
     if delta >= 2.0 * mtbf:
         return float(mtbf)
     x = delta / (2.0 * mtbf)
@@ -92,8 +94,8 @@ def optimal_interval(delta: float, mtbf: float) -> float:
 
     It does not depend on ``R``, ``D`` or ``T_s`` (reliability_facts.md §1.5).
     """
-    _check_positive(mtbf=mtbf)
-    _check_non_negative(delta=delta)
+    require_positive(mtbf=mtbf)
+    require_finite_non_negative(delta=delta)
     return mtbf * (1.0 + lambert_w0(-math.exp(-(delta / mtbf + 1.0))))
 
 
@@ -105,8 +107,8 @@ def expected_segment_time(
     ``D = 0`` is Daly's formula (§1.4); the downtime term is the derivation in §1.4 (each of the
     expected ``e^{R/M}(e^{(τ+δ)/M} - 1)`` failures costs ``D`` more).
     """
-    _check_positive(mtbf=mtbf)
-    _check_non_negative(tau=tau, delta=delta, restart=restart, downtime=downtime)
+    require_positive(mtbf=mtbf)
+    require_finite_non_negative(tau=tau, delta=delta, restart=restart, downtime=downtime)
     return math.exp(restart / mtbf) * (mtbf + downtime) * math.expm1((tau + delta) / mtbf)
 
 
@@ -123,7 +125,7 @@ def expected_wall_time(
     Exact when ``T_s`` is a multiple of ``τ``; ``τ = inf`` (never checkpoint) gives the
     no-checkpoint time ``(M + D)·e^{R/M}·(e^{T_s/M} - 1)``.
     """
-    _check_positive(tau=tau)
+    require_positive(tau=tau)
     if math.isinf(tau):
         return expected_segment_time(solve_time, 0.0, mtbf, restart, downtime)
     return expected_segment_time(tau, delta, mtbf, restart, downtime) * solve_time / tau
@@ -133,26 +135,13 @@ def expected_efficiency(
     tau: float, delta: float, mtbf: float, restart: float = 0.0, downtime: float = 0.0
 ) -> float:
     """Expected efficiency (ETTR) ``T_s/T_w = τ·e^{-R/M} / ((M + D)·(e^{(τ+δ)/M} - 1))``."""
-    _check_positive(tau=tau)
+    require_positive(tau=tau)
     return tau / expected_segment_time(tau, delta, mtbf, restart, downtime)
 
 
 def max_efficiency(delta: float, mtbf: float, restart: float = 0.0) -> float:
     """The efficiency at the exact optimum, ``E_max = -e^{-R/M}·W0(-e^{-(1 + δ/M)})`` (§1.6)."""
-    _check_positive(mtbf=mtbf)
-    _check_non_negative(delta=delta, restart=restart)
+    require_positive(mtbf=mtbf)
+    require_finite_non_negative(delta=delta, restart=restart)
     return -math.exp(-restart / mtbf) * lambert_w0(-math.exp(-(1.0 + delta / mtbf)))
 
-
-def _check_positive(**values: float) -> None:
-    """Raise ``ValueError`` unless every value is > 0 (infinity allowed)."""
-    for name, value in values.items():
-        if not value > 0:
-            raise ValueError(f"{name} must be > 0, got {value!r}")
-
-
-def _check_non_negative(**values: float) -> None:
-    """Raise ``ValueError`` unless every value is >= 0 and finite."""
-    for name, value in values.items():
-        if not (value >= 0 and math.isfinite(value)):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")

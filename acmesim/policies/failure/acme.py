@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from acmesim.core.bounds import require_positive
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
 from acmesim.policies.failure.rates import (
@@ -50,9 +51,7 @@ class AcmeFailures(FailureModel):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            if not self.gpu_failures_per_1000_gpu_days > 0:
-                raise ValueError("gpu_failures_per_1000_gpu_days must be > 0, "
-                                 f"got {self.gpu_failures_per_1000_gpu_days!r}")
+            require_positive(gpu_failures_per_1000_gpu_days=self.gpu_failures_per_1000_gpu_days)
 
     config: Config
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from acmesim.core.bounds import require_positive
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
 from acmesim.policies.failure.rates import (
@@ -36,8 +37,7 @@ class ExponentialFailures(FailureModel):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            if not self.node_mtbf_hours > 0:
-                raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
+            require_positive(node_mtbf_hours=self.node_mtbf_hours)
 
     config: Config
 

@@ -20,6 +20,12 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, cast
 
+from acmesim.core.bounds import (
+    option_values,
+    require_non_negative,
+    require_positive,
+    require_within,
+)
 from acmesim.policies.failure.events import JobFailure, JobFailureCategory
 from acmesim.policies.failure.rates import SECONDS_PER_DAY
 from acmesim.policies.job_shape import JobShape
@@ -40,16 +46,10 @@ class JobErrorRates:
     error_free_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("script_error_prob", "framework_error_prob", "storage_share"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
-        if not self.early_error_mean_min > 0:
-            raise ValueError(f"early_error_mean_min must be > 0, got {self.early_error_mean_min!r}")
-        if not self.aux_errors_per_job_day >= 0:
-            raise ValueError(
-                f"aux_errors_per_job_day must be >= 0, got {self.aux_errors_per_job_day!r}"
-            )
+        require_within(0, 1, **option_values(
+            self, "script_error_prob", "framework_error_prob", "storage_share"))
+        require_positive(early_error_mean_min=self.early_error_mean_min)
+        require_non_negative(aux_errors_per_job_day=self.aux_errors_per_job_day)
 
     @property
     def enabled(self) -> bool:

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from acmesim.core.bounds import require_positive
 from acmesim.core.errors import TraceError
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions, resolve_target
@@ -41,8 +42,7 @@ class TraceFailures(FailureModel):
             super().__post_init__()
             if not self.path:
                 raise ValueError("failure=trace needs failure.path=<faults.csv>")
-            if self.node_mtbf_hours is not None and not self.node_mtbf_hours > 0:
-                raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
+            require_positive(node_mtbf_hours=self.node_mtbf_hours)
 
     config: Config
 

@@ -13,6 +13,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
+from acmesim.core.bounds import require_positive
 from acmesim.policies.failure import FAILURES
 from acmesim.policies.failure.base import FailureModel, FailureOptions
 from acmesim.policies.failure.rates import (
@@ -40,10 +41,7 @@ class WeibullFailures(FailureModel):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            if not self.node_mtbf_hours > 0:
-                raise ValueError(f"node_mtbf_hours must be > 0, got {self.node_mtbf_hours!r}")
-            if not self.shape > 0:
-                raise ValueError(f"shape must be > 0, got {self.shape!r}")
+            require_positive(node_mtbf_hours=self.node_mtbf_hours, shape=self.shape)
 
     config: Config
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from acmesim.core.bounds import option_values, require_non_negative, require_within
 from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.base import (
@@ -52,12 +53,10 @@ class AutomaticOptions(ManualOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("hang_timeout_s", "nccl_test_round_s", "nccl_test_rounds",
-                     "log_diagnosis_s", "restart_min"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not 0.0 <= self.manual_fraction <= 1.0:
-            raise ValueError(f"manual_fraction must be within [0, 1], got {self.manual_fraction!r}")
+        require_non_negative(**option_values(
+            self, "hang_timeout_s", "nccl_test_round_s", "nccl_test_rounds", "log_diagnosis_s",
+            "restart_min"))
+        require_within(0, 1, manual_fraction=self.manual_fraction)
 
 
 @RECOVERIES.register("automatic", "auto")

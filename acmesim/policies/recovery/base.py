@@ -27,6 +27,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from acmesim.core.bounds import option_values, require_non_negative, require_within
 from acmesim.policies.failure.events import FailureEvent
 
 if TYPE_CHECKING:
@@ -77,13 +78,10 @@ class ManualOptions:
     """Time for a person to relaunch the job (min)."""
 
     def __post_init__(self) -> None:
-        for name in ("response_median_min", "diagnosis_median_min", "delay_sigma",
-                     "manual_restart_min"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        for name in ("work_start_hour", "work_end_hour"):
-            if not 0 <= getattr(self, name) <= 24:
-                raise ValueError(f"{name} must be within [0, 24], got {getattr(self, name)!r}")
+        require_non_negative(**option_values(
+            self, "response_median_min", "diagnosis_median_min", "delay_sigma",
+            "manual_restart_min"))
+        require_within(0, 24, **option_values(self, "work_start_hour", "work_end_hour"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,6 +14,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
+from acmesim.core.bounds import require_non_negative
 from acmesim.policies.failure.events import FailureEvent
 from acmesim.policies.recovery import RECOVERIES
 from acmesim.policies.recovery.automatic import AutomaticOptions, AutomaticRecovery
@@ -36,8 +37,7 @@ class HotSpareOptions(AutomaticOptions):
         super().__post_init__()
         if not 0.0 <= self.spare_fraction < 1.0:
             raise ValueError(f"spare_fraction must be within [0, 1), got {self.spare_fraction!r}")
-        if not self.swap_min >= 0:
-            raise ValueError(f"swap_min must be >= 0, got {self.swap_min!r}")
+        require_non_negative(swap_min=self.swap_min)
 
 
 @RECOVERIES.register("hot_spare", "hot-spare")
