@@ -289,6 +289,46 @@ def print_table(rows: list[dict]) -> None:
               f"MB")
 
 
+def growth(rows: list[dict]) -> list[dict]:
+    """Per scale: µs per event of acmesim's replay (``acmesim CPU s`` less ``read s``) and of
+    the reference loop (``None`` without one), µs per GPU job of the replay, and each as a
+    multiple of the first scale's (issue 15 asks the cost per event to stay within 1.2x)."""
+    out = []
+    for row in rows:
+        acme, ref = row["acmesim"], row.get("reference")
+        replay = acme["cpu_s"] - row["read"]["cpu_s"]
+        out.append({"scale": row["scale"], "event": replay / acme["events"] * 1e6,
+                    "job": replay / acme["jobs"] * 1e6,
+                    "ref_event": ref["cpu_s"] / ref["events"] * 1e6 if ref else None})
+    first = out[0]
+    for item in out:
+        for name in ("event", "job", "ref_event"):
+            base = first[name]
+            item[f"{name}_x"] = (item[name] / base if item[name] is not None and base
+                                 else None)
+    return out
+
+
+def print_growth(rows: list[dict]) -> None:
+    """The cost per event and per GPU job at each scale as multiples of the first scale's,
+    acmesim's beside the reference loop's (the growth any loop of these semantics shows)."""
+    def cell(value: float | None, spec: str) -> str:
+        return "-" if value is None else format(value, spec)
+
+    first = rows[0]["scale"]
+    print(f"\nGrowth against {first}x (µs per event and per GPU job of the replay; the "
+          f"reference's µs per event of its loop; x = multiple of the {first}x figure; "
+          f"target: acmesim per event within 1.2x)")
+    print(f"{'scale':>5} {'events/job':>10} {'µs/event':>8} {'x':>5} {'µs/job':>7} {'x':>5} "
+          f"{'ref µs/event':>12} {'x':>5}")
+    for row, item in zip(rows, growth(rows), strict=True):
+        acme = row["acmesim"]
+        print(f"{row['scale']:>4}x {acme['events'] / acme['jobs']:>10.2f} "
+              f"{item['event']:>8.2f} {cell(item['event_x'], '5.2f'):>5} "
+              f"{item['job']:>7.2f} {cell(item['job_x'], '5.2f'):>5} "
+              f"{cell(item['ref_event'], '12.2f'):>12} {cell(item['ref_event_x'], '5.2f'):>5}")
+
+
 def print_options(rows: list[dict]) -> None:
     """CPU ratios of the other schedulers and of failure injection to failure-free FIFO, of the
     replays (the CPU of reading the file, the same in every run, taken off both sides)."""
@@ -352,6 +392,7 @@ def main() -> None:
         for scale in args.scales:
             rows.append({**measure_scale(scale, args, Path(tmp)), "days": args.days})
     print_table(rows)
+    print_growth(rows)
     print_options(rows)
     failed = [row for row in rows if row["problems"]]
     for row in failed:
