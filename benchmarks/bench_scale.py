@@ -337,8 +337,8 @@ def growth(rows: list[dict]) -> list[dict]:
 
 def print_growth(rows: list[dict]) -> None:
     """The cost per event and per GPU job at each scale as multiples of the first scale's:
-    acmesim's replay, its event loop alone, and the reference loop (whose growth is what any
-    loop of these semantics shows)."""
+    acmesim's replay, its event loop alone, and the reference loop (the growth of the loop of
+    least overhead with the same rules)."""
     def cell(value: float | None, spec: str) -> str:
         return "-" if value is None else format(value, spec)
 
