@@ -23,7 +23,10 @@ reading the file, timed alone in a child of its own, taken off both sides);
 ``--acmesim-only`` runs acmesim alone (no reference loop, no start-time check: for the 183-day
 44x run, whose reference input exceeds 12 GB). The peak memory printed is the ``VmHWM`` of
 the child that ran ``simulate()``, its ``ru_maxrss`` beside it. CPU time is the measure (other
-processes on a shared machine inflate wall time); wall time is printed beside it.
+processes on a shared machine inflate wall time); wall time is printed beside it. A second
+table gives the cost per event and per GPU job at each scale as multiples of the first scale's
+(issue 15: per event within 1.2x), for the replay, for acmesim's event loop alone
+(``Simulation.run``, its CPU timed by wrapping it in the child) and for the reference loop.
 """
 
 from __future__ import annotations
@@ -105,6 +108,23 @@ def _positions(ids, table_ids) -> np.ndarray:
     return pc.fill_null(found, -1).to_numpy().astype(np.int64)
 
 
+def _timed_loop(simulation: type) -> dict:
+    """Wrap ``simulation.run`` (the event loop alone) so that its CPU seconds add up in the
+    returned dict's ``cpu_s`` (the reference loop's figure is its loop alone too)."""
+    timed = {"cpu_s": 0.0}
+    run = simulation.run
+
+    def timed_run(self) -> None:
+        began = time.process_time()
+        try:
+            run(self)
+        finally:
+            timed["cpu_s"] += time.process_time() - began
+
+    simulation.run = timed_run
+    return timed
+
+
 def child_acmesim(args: argparse.Namespace) -> dict:
     """Time one acmesim replay of the stored trace, read by ``simulate`` itself (reading and
     validating the file included); store its starts and nodes if asked."""
@@ -113,7 +133,9 @@ def child_acmesim(args: argparse.Namespace) -> dict:
     import acmesim.sources.file  # noqa: F401 - the loaders imported before the clock starts
     import acmesim.trace.loaders.parquet  # noqa: F401
     from acmesim import simulate
+    from acmesim.sim.simulation import Simulation
 
+    loop = _timed_loop(Simulation)
     spec = scaled_spec(args.scale)
     faults = ({"failure": "acme", "checkpoint": {"name": args.checkpoint, "mode": "async"},
                "recovery": "automatic"} if args.failures else {})
@@ -123,7 +145,8 @@ def child_acmesim(args: argparse.Namespace) -> dict:
     result = simulate(args.trace, spec, args.scheduler, "consolidate", **faults)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     out = {"jobs": int(result.summary["simulated_jobs"]), "events": int(result.summary["events"]),
-           "cpu_s": cpu, "wall_s": wall, "run_wall_s": result.summary["wall_time"],
+           "cpu_s": cpu, "loop_cpu_s": loop["cpu_s"], "wall_s": wall,
+           "run_wall_s": result.summary["wall_time"],
            "peak_rss_mb": _peak_rss_mb(),
            "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
            "gpus": spec.total_gpus}
@@ -289,6 +312,51 @@ def print_table(rows: list[dict]) -> None:
               f"MB")
 
 
+def growth(rows: list[dict]) -> list[dict]:
+    """Per scale: µs per event of acmesim's replay (``acmesim CPU s`` less ``read s``), of its
+    event loop alone (``Simulation.run``; ``None`` if not timed) and of the reference loop
+    (``None`` without one), µs per GPU job of the replay, and each as a multiple of the first
+    scale's (issue 15 asks the cost per event to stay within 1.2x)."""
+    out = []
+    for row in rows:
+        acme, ref = row["acmesim"], row.get("reference")
+        replay = acme["cpu_s"] - row["read"]["cpu_s"]
+        loop = acme.get("loop_cpu_s")
+        out.append({"scale": row["scale"], "event": replay / acme["events"] * 1e6,
+                    "job": replay / acme["jobs"] * 1e6,
+                    "loop_event": loop / acme["events"] * 1e6 if loop is not None else None,
+                    "ref_event": ref["cpu_s"] / ref["events"] * 1e6 if ref else None})
+    first = out[0]
+    for item in out:
+        for name in ("event", "job", "loop_event", "ref_event"):
+            base = first[name]
+            item[f"{name}_x"] = (item[name] / base if item[name] is not None and base
+                                 else None)
+    return out
+
+
+def print_growth(rows: list[dict]) -> None:
+    """The cost per event and per GPU job at each scale as multiples of the first scale's:
+    acmesim's replay, its event loop alone, and the reference loop (the growth of the loop of
+    least overhead with the same rules)."""
+    def cell(value: float | None, spec: str) -> str:
+        return "-" if value is None else format(value, spec)
+
+    first = rows[0]["scale"]
+    print(f"\nGrowth against {first}x: µs per event and per GPU job of the replay, µs per event "
+          f"of acmesim's event loop alone (Simulation.run) and of the reference loop; x = "
+          f"multiple of the {first}x figure (target: per event within 1.2x)")
+    print(f"{'scale':>5} {'events/job':>10} {'µs/event':>8} {'x':>5} {'µs/job':>7} {'x':>5} "
+          f"{'loop µs/event':>13} {'x':>5} {'ref µs/event':>12} {'x':>5}")
+    for row, item in zip(rows, growth(rows), strict=True):
+        acme = row["acmesim"]
+        print(f"{row['scale']:>4}x {acme['events'] / acme['jobs']:>10.2f} "
+              f"{item['event']:>8.2f} {cell(item['event_x'], '5.2f'):>5} "
+              f"{item['job']:>7.2f} {cell(item['job_x'], '5.2f'):>5} "
+              f"{cell(item['loop_event'], '13.2f'):>13} {cell(item['loop_event_x'], '5.2f'):>5} "
+              f"{cell(item['ref_event'], '12.2f'):>12} {cell(item['ref_event_x'], '5.2f'):>5}")
+
+
 def print_options(rows: list[dict]) -> None:
     """CPU ratios of the other schedulers and of failure injection to failure-free FIFO, of the
     replays (the CPU of reading the file, the same in every run, taken off both sides)."""
@@ -352,6 +420,7 @@ def main() -> None:
         for scale in args.scales:
             rows.append({**measure_scale(scale, args, Path(tmp)), "days": args.days})
     print_table(rows)
+    print_growth(rows)
     print_options(rows)
     failed = [row for row in rows if row["problems"]]
     for row in failed:

@@ -149,5 +149,30 @@ def test_the_replay_read_from_the_file_matches_the_reference_and_reading_is_time
     assert out["read"]["rows"] == rows
     assert 0 < out["read"]["cpu_s"]
     assert out["acmesim"]["jobs"] == out["reference"]["jobs"] > 0
+    assert 0 < out["acmesim"]["loop_cpu_s"] < out["acmesim"]["cpu_s"]
     assert BENCH.compare(tmp_path / "acmesim.npz", tmp_path / "reference.npz",
                          lambda: BENCH._job_ids(path)) == []
+
+
+def test_growth_is_of_the_replay_per_event_and_per_job_against_the_first_scale():
+    def row(scale, cpu, read, events, jobs, ref_cpu=None, loop=None):
+        acme = {"cpu_s": cpu, "events": events, "jobs": jobs}
+        if loop is not None:
+            acme["loop_cpu_s"] = loop
+        out = {"scale": scale, "acmesim": acme, "read": {"cpu_s": read}}
+        if ref_cpu is not None:
+            out["reference"] = {"cpu_s": ref_cpu, "events": events}
+        return out
+
+    rows = [row(1, 5.0, 1.0, 1_000_000, 250_000, 1.0, 3.0),
+            row(44, 130.0, 10.0, 30_000_000, 10_000_000, 60.0, 108.0),
+            row(10, 21.0, 1.0, 10_000_000, 2_500_000)]
+    first, big, unchecked = BENCH.growth(rows)
+    assert first["event"] == pytest.approx(4.0) and first["event_x"] == pytest.approx(1.0)
+    assert big["event"] == pytest.approx(4.0) and big["event_x"] == pytest.approx(1.0)
+    assert big["job"] == pytest.approx(12.0) and big["job_x"] == pytest.approx(12.0 / 16.0)
+    assert big["ref_event"] == pytest.approx(2.0) and big["ref_event_x"] == pytest.approx(2.0)
+    assert big["loop_event"] == pytest.approx(3.6) and big["loop_event_x"] == pytest.approx(1.2)
+    assert unchecked["loop_event"] is None and unchecked["loop_event_x"] is None
+    assert unchecked["event_x"] == pytest.approx(0.5)
+    assert unchecked["ref_event"] is None and unchecked["ref_event_x"] is None
