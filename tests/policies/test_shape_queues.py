@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acmesim.policies.scheduling._shapes import ShapeQueues
+from acmesim.policies.scheduling._shapes import Capacity, ShapeQueues
 
 
 class Pending:
@@ -60,3 +60,35 @@ def test_removed_entries_below_the_best_job_are_compacted_away():
     assert len(queue.order) <= 2 * len(queue) + 65
     want = [best, *sorted(kept, key=lambda j: (10 + j.index % 7, j.index))]
     assert queue.in_order(20) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(ops=operations)
+def test_the_heaps_are_emptied_with_the_queue_and_best_is_the_lowest_fitting_job(ops):
+    """Once the last pending job is removed no heap entry is left; ``best`` is always the
+    lowest (key, index) pending job whose shape the counts admit (an oracle over every job)."""
+    queue = ShapeQueues()
+    jobs: dict[int, Pending] = {}
+    keys: dict[int, int] = {}
+    capacity = Capacity.__new__(Capacity)
+    capacity.gpus_per_node, capacity.max_single, capacity.whole = 8, 2, 1
+    for push, index, key, gpus in ops:
+        job = jobs.setdefault(index, Pending(index, gpus))
+        if push:
+            queue.push(job, key, lane=key % 2)
+            keys[index] = key
+        else:
+            queue.remove(job)
+            keys.pop(index, None)
+        if not keys:
+            assert not queue.order and not any(queue.heaps.values())
+        fitting = sorted((k, i) for i, k in keys.items() if capacity.admits(jobs[i]))
+        want = jobs[fitting[0][1]] if fitting else None
+        assert queue.best(_FitsAll(), capacity) is want
+
+
+class _FitsAll:
+    """A view whose placement accepts every job the counts admit."""
+
+    def fits(self, job: Pending) -> bool:
+        return True

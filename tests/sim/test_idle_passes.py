@@ -12,6 +12,7 @@ from factories import cluster, frame, job
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acmesim.policies.scheduling import SCHEDULERS
 from acmesim.policies.scheduling.fifo import Fifo
 from acmesim.policies.scheduling.las import LeastAttainedService
 from acmesim.policies.scheduling.srtf import ShortestRemainingTimeFirst
@@ -124,3 +125,34 @@ def test_las_traces_demote_and_preempt():
     rows = [job(0, 90, 16, 2), job(0, 90, 8), job(20, 30, 8), job(40, 30, 8), job(45, 20, 4)]
     result = _run(LeastAttainedService(LeastAttainedService.Config(**LAS_OPTIONS)), rows)
     assert result.summary["preemptions"] > 0
+
+
+def _always(cls):
+    """``cls`` asking to be called in every pass."""
+    return type(f"{cls.__name__}Always", (cls,), {"idle_without_pending": False})
+
+
+TYPED = ("Pretrain", "Eval", "SFT", "MLLM", "Debug", "Other")
+
+
+@st.composite
+def typed_traces(draw):
+    """Random GPU jobs of every job type (the reservation policies' rules read the type)."""
+    return [job(draw(st.integers(0, 200)), draw(st.integers(0, 90)),
+                draw(st.sampled_from([1, 4, 8, 16])), draw(st.integers(1, 2)),
+                type=draw(st.sampled_from(TYPED)), user=draw(st.sampled_from(["u1", "u2"])))
+            for _ in range(draw(st.integers(1, 15)))]
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(typed_traces(), st.sampled_from(["acme", "acme_reservation", "sjf", "qssf",
+                                        "easy_backfill"]))
+def test_priority_schedulers_skipping_idle_passes_change_no_table(rows, name):
+    """The priority, reservation and backfill schedulers do nothing in a pass with no job
+    pending, so skipping those passes changes no table (preemptions included)."""
+    cls = SCHEDULERS.get(name)
+    assert cls.idle_without_pending
+    skipped, every = _run(cls(), rows), _run(_always(cls)(), rows)
+    pd.testing.assert_frame_equal(skipped.jobs, every.jobs)
+    pd.testing.assert_frame_equal(skipped.curve, every.curve)
+    assert skipped.summary["preemptions"] == every.summary["preemptions"]

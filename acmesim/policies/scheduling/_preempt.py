@@ -209,6 +209,10 @@ class PreemptiveScheduler(PriorityScheduler):
     preempt_depth = 8
     """Pending jobs (best first) the planner considers per pass."""
 
+    idle_without_pending = True
+    """A pass does nothing while the queue is empty but ``before_pass``: a subclass whose
+    ``before_pass`` must also run then says False (``las``'s need not: see there)."""
+
     def __init__(self, config: Any = None) -> None:
         super().__init__(config)
         self.preempt_depth = int(getattr(config, "preempt_depth", self.preempt_depth))

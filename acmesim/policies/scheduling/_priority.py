@@ -57,6 +57,10 @@ class Estimates:
 class PriorityScheduler(Scheduler):
     """Starts pending jobs in ascending ``key`` order; subclasses define the key."""
 
+    idle_without_pending = True
+    """``schedule`` does nothing while the queue is empty (a subclass whose passes change
+    its state with no job pending says False)."""
+
     def __init__(self, config: Any = None) -> None:
         options = getattr(type(self), "Config", None)
         if config is None and options is not None:

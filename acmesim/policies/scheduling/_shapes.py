@@ -75,7 +75,8 @@ class ShapeQueues:
     """Pending jobs in one heap per shape, ordered by a key (lowest first), lazy deletion.
 
     Every entry is also in one heap of all shapes (``order``), from which ``peek`` and
-    ``in_order`` read the best jobs whatever their shape without visiting every shape.
+    ``in_order`` read the best jobs whatever their shape without visiting every shape. When
+    the last pending job is removed every heap is emptied at once.
     """
 
     def __init__(self) -> None:
@@ -120,11 +121,17 @@ class ShapeQueues:
         heapq.heappush(order, entry)
 
     def remove(self, job: JobInfo) -> None:
-        """Forget a job (it started or left); its heap entry is dropped lazily."""
-        entry = self.entries.pop(job.index, None)
+        """Forget a job (it started or left); its heap entry is dropped lazily, or with every
+        other one when no job is left pending (no heap entry is then a pending job's: most
+        starts of a replay empty the queue, whose entries are then never popped one by one)."""
+        entries = self.entries
+        entry = entries.pop(job.index, None)
         if entry is not None:
             entry[3] = None
             self._version += 1
+            if not entries:
+                self.heaps.clear()
+                self.order.clear()
 
     def key_of(self, job: JobInfo) -> Any:
         """The key ``job`` is queued with."""

@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Hashable
+from typing import Any
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -56,6 +57,10 @@ def _default_quotas() -> dict[str, float]:
 def _default_priorities() -> dict[str, int]:
     """Pretraining first, evaluation last, every other type in between."""
     return {"Pretrain": 0, "Eval": 2}
+
+
+_UNSET: Any = object()
+"""Not in ``AcmeReservation.quota``'s memo yet."""
 
 
 def held_gpus(job: JobInfo) -> int:
@@ -108,9 +113,12 @@ class AcmeReservation(PreemptiveScheduler):
         """Running jobs of borrowing types."""
         self.pending_reserved = 0
         """Pending jobs of reserved types."""
-        self.nodes_of: dict[int, list[int]] = {}
-        """Nodes of each running unreserved job (grants are gone once a job stops)."""
+        self.nodes_of: dict[int, Any] = {}
+        """Grants ``(node, mask)`` of each running unreserved job (the job's are gone once it
+        stops)."""
         self.admit_rule = self.admit
+        self._quota: dict[int, str | None] = {}
+        """``quota_of`` of each job seen and not yet finished (``quota``)."""
 
     # ------------------------------------------------------------------ capacities
     def _size(self, view: SchedulerView) -> None:
@@ -126,17 +134,28 @@ class AcmeReservation(PreemptiveScheduler):
 
     def reserved(self, job: JobInfo) -> bool:
         """Whether the job runs in a quota."""
-        return self.quota_of(job) is not None
+        return self.quota(job) is not None
 
     def quota_of(self, job: JobInfo) -> str | None:
-        """The reserved type whose quota the job runs in (its own type's), or None."""
+        """The reserved type whose quota the job runs in (its own type's), or None.
+
+        A rule of the job's own fields (type, size) and the configuration, not of the
+        cluster's state: it is asked once per job (``quota``)."""
         return job.type if job.type in self.config.quotas else None
+
+    def quota(self, job: JobInfo) -> str | None:
+        """``quota_of(job)``, asked once per job (kept until the job finishes): a job's quota
+        is read at its arrival, start, end and every admission test."""
+        quota = self._quota.get(job.index, _UNSET)
+        if quota is _UNSET:
+            quota = self._quota[job.index] = self.quota_of(job)
+        return quota
 
     # ------------------------------------------------------------------ ranking
     def lane(self, job: JobInfo) -> Hashable:
         """Queues by admission rule: one per reserved type (so a type at its quota never hides
         another), one for borrowers, one for the rest."""
-        quota = self.quota_of(job)
+        quota = self.quota(job)
         if quota is not None:
             return quota
         return "borrow" if job.type in self.borrower_types else "shared"
@@ -166,11 +185,12 @@ class AcmeReservation(PreemptiveScheduler):
         if job.pool != "gpu":
             return True
         assert self.guarantee is not None
-        reserved = self.quota_of(job)
+        reserved = self.quota(job)
         if reserved is not None:
             quota = self.guarantee[reserved]
             used = self.used.get(reserved, 0)
-            return used + held_gpus(job) <= quota or (used == 0 and held_gpus(job) > quota)
+            held = job.nodes_needed * job.per_node  # held_gpus
+            return used + held <= quota or (used == 0 and held > quota)
         if job.type in self.borrower_types:
             return True
         occupied = len(self.jobs_on)
@@ -210,19 +230,21 @@ class AcmeReservation(PreemptiveScheduler):
         """
         if job.pool != "gpu":
             return
-        reserved = self.quota_of(job)
+        reserved = self.quota(job)
         if reserved is not None:
             self.used[reserved] = self.used.get(reserved, 0) + sign * held_gpus(job)
             return
+        jobs_on = self.jobs_on
         if sign > 0:
-            self.nodes_of[job.index] = [node for node, _ in job.grants]
-        nodes = self.nodes_of.get(job.index, []) if sign > 0 else self.nodes_of.pop(job.index, [])
-        for node in nodes:
-            count = self.jobs_on.get(node, 0) + sign
+            grants = self.nodes_of[job.index] = job.grants  # a tuple, replaced (not changed)
+        else:                                             # when the job stops
+            grants = self.nodes_of.pop(job.index, ())
+        for node, _ in grants:
+            count = jobs_on.get(node, 0) + sign
             if count:
-                self.jobs_on[node] = count
+                jobs_on[node] = count
             else:
-                del self.jobs_on[node]
+                del jobs_on[node]
         if job.type in self.borrower_types:
             if sign > 0:
                 self.borrowing[job.index] = job
@@ -242,6 +264,7 @@ class AcmeReservation(PreemptiveScheduler):
         self.pending_reserved += self.reserved(job)
 
     def on_finish(self, job: JobInfo, view: SchedulerView) -> None:
-        """Uncount the job."""
+        """Uncount the job (and forget its quota)."""
         self._account(job, -1)
+        self._quota.pop(job.index, None)
         super().on_finish(job, view)

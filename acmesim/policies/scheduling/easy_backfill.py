@@ -120,6 +120,8 @@ class Reservation:
 class EasyBackfill(Scheduler):
     """FIFO whose blocked head reserves its start; later jobs backfill around it."""
 
+    idle_without_pending = True  # with no job pending a pass returns at once
+
     @dataclasses.dataclass(frozen=True)
     class Config:
         """Run-time predictor for running jobs' ends and backfill candidates' lengths."""
