@@ -102,8 +102,9 @@ def published_startup(cluster: str) -> dict[str, dict[str, float]]:
     targets = PUBLISHED[cluster]
     table = {}
     for name, share in sorted(targets.queue_share_le_1.items()):
-        level: float = FIT_LEVEL_BY_TYPE.get(name, FIT_LEVEL)
-        value = targets.queue_percentiles[name][level]
+        published = FIT_LEVEL_BY_TYPE.get(name, FIT_LEVEL)
+        value = targets.queue_percentiles[name][published]
+        level: float = published
         tail = WAIT_TAIL_BY_TYPE.get(name, 0.0)
         if tail:  # the start-up is the rest's: its share <= 1 s and its level above the tail
             share, level = share / (1.0 - tail), 100.0 * (1.0 - (1.0 - level / 100.0 - tail)
