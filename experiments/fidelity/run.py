@@ -262,16 +262,18 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
 
 
 GANG_HEADROOMS: tuple[tuple[str, dict], ...] = (
-    ("none (default)", {}),
+    ("none (Other's gangs start on any free nodes)", {"gang_headroom": {}}),
     ("Other gangs of >= 2 nodes leave 256 GPUs", {"gang_headroom": {"Other": 256}}),
-    ("Other gangs of >= 2 nodes leave 512 GPUs", {"gang_headroom": {"Other": 512}}),
+    ("Other gangs of >= 2 nodes leave 512 GPUs (default)", {}),
+    ("Other gangs of >= 2 nodes leave 640 GPUs", {"gang_headroom": {"Other": 640}}),
     ("Other gangs of >= 2 nodes leave 1,024 GPUs", {"gang_headroom": {"Other": 1024}}),
     ("Other gangs of >= 4 nodes leave 1,024 GPUs",
      {"gang_headroom": {"Other": 1024}, "gang_min_nodes": 4}),
 )
-"""(label, ``acme`` options) of the rule-8 sensitivity runs: 1,024 GPUs is the largest
-pretraining job (acme_facts.md §2.1), 256 and 512 a quarter and a half of it; 4 nodes are
-Other's box-plot outliers (32 GPUs and more, §2.3)."""
+"""(label, ``acme`` options) of the rule-8 sensitivity runs (with the preset's start-up, Other's
+fitted without its wait tail): 1,024 GPUs is the largest pretraining job (acme_facts.md
+§2.1), 256 and 512 a quarter and a half of it; 4 nodes are Other's box-plot outliers (32 GPUs
+and more, §2.3)."""
 
 
 def gang_sensitivity(days: float, seeds: list[int]) -> str:
