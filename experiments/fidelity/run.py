@@ -10,13 +10,16 @@ replays the Seren traces with MLLM as a team of its own quota (``acme``'s ``team
 into ``results/team_sensitivity.md``; ``--user-sensitivity`` (alone) with a per-user GPU limit
 on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``;
 ``--batch-sensitivity`` (alone) generates Seren traces whose evaluation batches are bounded in
-GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity.md``. Usage::
+GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity.md``;
+``--gang-sensitivity`` (alone) replays the Seren traces with Other's multi-node gangs held
+until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --team-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --user-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --batch-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --gang-sensitivity
 """
 
 from __future__ import annotations
@@ -258,6 +261,39 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
                           "per-user limit", seeds, USER_CAPS, cell)
 
 
+GANG_HEADROOMS: tuple[tuple[str, dict], ...] = (
+    ("none (Other's gangs start on any free nodes)", {"gang_headroom": {}}),
+    ("Other gangs of >= 2 nodes leave 256 GPUs", {"gang_headroom": {"Other": 256}}),
+    ("Other gangs of >= 2 nodes leave 512 GPUs (default)", {}),
+    ("Other gangs of >= 2 nodes leave 640 GPUs", {"gang_headroom": {"Other": 640}}),
+    ("Other gangs of >= 2 nodes leave 1,024 GPUs", {"gang_headroom": {"Other": 1024}}),
+    ("Other gangs of >= 4 nodes leave 1,024 GPUs",
+     {"gang_headroom": {"Other": 1024}, "gang_min_nodes": 4}),
+)
+"""(label, ``acme`` options) of the rule-8 sensitivity runs (with the preset's start-up, Other's
+fitted without its wait tail): 1,024 GPUs is the largest pretraining job (acme_facts.md
+§2.1), 256 and 512 a quarter and a half of it; 4 nodes are Other's box-plot outliers (32 GPUs
+and more, §2.3)."""
+
+
+def gang_sensitivity(days: float, seeds: list[int]) -> str:
+    """Other's tail, the mean and the checks failed per seed with Other's gangs held."""
+    def cell(options: dict, seed: int) -> str:
+        result, _ = validate(trace("seren", days, seed), options=options, against="published")
+        row = {r.type: r.simulated for r in result.types}
+        failing = [f.split(":")[0] for r in result.types for f in r.failures] + [
+            f.split(":")[0] for f in result.failures]
+        return (f"Other {fmt(row['Other'][90])} / {fmt(row['Other'][95])} / "
+                f"{fmt(row['Other'][99])}; mean {result.cluster['queue_mean']['simulated']:,.0f}"
+                f"; {checks_failed(result)} ({', '.join(failing)})")
+
+    return per_seed_table(f"Seren, {days:g} days; Other's multi-node gangs start only if GPUs "
+                          "stay free (`acme` rule 8, `gang_headroom`): Other p90 / p95 / p99 "
+                          "(published 15 / 68 / > 32,768 s), mean queue (446 s) and checks "
+                          "failed of 27 (which), per seed", "gang rule", seeds, GANG_HEADROOMS,
+                          cell)
+
+
 EVAL_BATCH_BOUNDS: tuple[int, ...] = (0, 2288, 3432, 4576, 6864)
 """GPU bounds of one evaluation batch (``GroupModel.gpu_max``; 0: none, the default) of the
 batch sensitivity runs: 1, 1.5, 2 and 3 times Seren's 2,288 GPUs."""
@@ -344,7 +380,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-sensitivity", action="store_true",
                    help="only the evaluation batch bound sensitivity "
                         "(results/batch_sensitivity.md)")
+    p.add_argument("--gang-sensitivity", action="store_true",
+                   help="only the Other gang headroom sensitivity (results/gang_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.gang_sensitivity:
+        text = gang_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "gang_sensitivity.md", text)
+        print(text)
+        return 0
     if args.batch_sensitivity:
         text = batch_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "batch_sensitivity.md", text)

@@ -188,3 +188,17 @@ def test_lognormal_through_its_share_within_1_s_and_p95():
     fit = lognormal_through(0.5, 100.0)  # half within 1 s: median 1 s, p95 100 s
     assert fit["median"] == pytest.approx(1.0)
     assert fit["sigma"] == pytest.approx(np.log(100.0) / NormalDist().inv_cdf(0.95), abs=1e-3)
+
+
+def test_others_start_up_is_fitted_to_the_jobs_outside_its_published_wait_tail():
+    # Seren's Other: 72.7 % queued <= 1 s, p95 68 s, 2.4 % waiting > 2^15 s (acme_facts.md
+    # §2.5). With the tail's jobs counted as waits above 68 s, the start-up of the other
+    # 97.6 % must give 0.976 F(1) = 0.727 and 0.976 (1 - F(68)) = 0.05 - 0.024 = 0.026.
+    from statistics import NormalDist
+
+    from acmesim.cluster.presets.acme import SEREN_STARTUP
+
+    fit = SEREN_STARTUP["by_type"]["Other"]
+    normal = NormalDist(np.log(fit["median"]), fit["sigma"])
+    assert 0.976 * normal.cdf(0.0) == pytest.approx(0.727, abs=1e-3)
+    assert 0.976 * (1.0 - normal.cdf(np.log(68.0))) == pytest.approx(0.026, abs=1e-4)

@@ -172,7 +172,7 @@ def test_a_user_limit_delays_that_users_jobs_beyond_it_and_no_others():
     rows = [("o1", "a", "Other", 0, 100, 8, 1), ("o2", "a", "Other", 5, 50, 4, 1),
             ("o3", "b", "Other", 5, 30, 4, 1), ("s1", "a", "SFT", 10, 10, 8, 1),
             ("o4", "b", "Other", 12, 10, 16, 2)]
-    options = {"pool": 1.0, "best_effort": {}}
+    options = {"pool": 1.0, "best_effort": {}, "gang_headroom": {}}
     jobs, _ = run(rows, "acme", nodes=4, options={**options, "user_caps": {"Other": 0.25}})
     assert starts(jobs) == {"o1": 0.0, "o2": 100.0, "o3": 5.0, "s1": 10.0, "o4": 35.0}
     # Without the limit nothing of Other waits but o4, for two whole nodes (s1's end, t=20).
@@ -180,3 +180,30 @@ def test_a_user_limit_delays_that_users_jobs_beyond_it_and_no_others():
     assert starts(plain) == {"o1": 0.0, "o2": 5.0, "o3": 5.0, "s1": 10.0, "o4": 20.0}
     with pytest.raises(ConfigError, match="user_caps"):
         SCHEDULERS.create("acme", {"user_caps": {"Other": 1.5}})
+
+
+def test_a_gang_headroom_holds_multi_node_jobs_of_the_type_until_gpus_stay_free():
+    # Rule 8, Other's gangs must leave 16 of the 32 GPUs free: o1 (8 GPUs) starts at once;
+    # the 2-node gang o2 (t=5) would leave 24 - 16 = 8 < 16 free and waits for o1's end
+    # (t=100), when it leaves 16; o3 (8 GPUs, one node, t=6) is no gang and starts at once,
+    # and so does the SFT gang s1 (2 nodes, t=7: its type has no headroom), leaving 0 free;
+    # at t=57 (o3 and s1 ended) 24 are free, still too few for o2 (it would leave 8).
+    rows = [("o1", "a", "Other", 0, 100, 8, 1), ("o2", "a", "Other", 5, 50, 16, 2),
+            ("o3", "b", "Other", 6, 50, 8, 1), ("s1", "c", "SFT", 7, 50, 16, 2)]
+    options = {"pool": 1.0, "best_effort": {}, "gang_headroom": {}}
+    jobs, _ = run(rows, "acme", nodes=4, options={**options, "gang_headroom": {"Other": 16}})
+    assert starts(jobs) == {"o1": 0.0, "o2": 100.0, "o3": 6.0, "s1": 7.0}
+    # By default Other's gangs leave 512 GPUs, more than 32 GPUs can leave beside o2: it
+    # starts when the cluster is otherwise empty, here at the same t=100.
+    assert SCHEDULERS.create("acme", {}).config.gang_headroom == {"Other": 512}
+    default, _ = run(rows, "acme", nodes=4, options={"pool": 1.0, "best_effort": {}})
+    assert starts(default) == starts(jobs)
+    # Without it o2 takes two whole nodes at once (t=5), and s1 waits for its end (t=55).
+    plain, _ = run(rows, "acme", nodes=4, options=options)
+    assert starts(plain) == {"o1": 0.0, "o2": 5.0, "o3": 6.0, "s1": 55.0}
+    # From 3 nodes on, o2 (2 nodes) is no gang: as without the rule.
+    wide, _ = run(rows, "acme", nodes=4,
+                  options={**options, "gang_headroom": {"Other": 16}, "gang_min_nodes": 3})
+    assert starts(wide) == starts(plain)
+    with pytest.raises(ConfigError, match="gang_headroom"):
+        SCHEDULERS.create("acme", {"gang_headroom": {"Other": -1}})
