@@ -189,7 +189,7 @@ class AcmeReservation(PreemptiveScheduler):
         if reserved is not None:
             quota = self.guarantee[reserved]
             used = self.used.get(reserved, 0)
-            held = job.nodes_needed * job.per_node  # held_gpus
+            held = held_gpus(job)
             return used + held <= quota or (used == 0 and held > quota)
         if job.type in self.borrower_types:
             return True
