@@ -151,7 +151,7 @@ class ShapeQueues:
                                                            and not admit(job)):
                 return None
             return job if view.fits(job) else None
-        skipped: set[Shape] = set()
+        skipped: set[Shape] | None = None
         while True:
             best_shape, best_entry = self._best_head(capacity, admit, skipped)
             if best_entry is None or best_shape is None:  # both None together
@@ -159,14 +159,17 @@ class ShapeQueues:
             job = best_entry[3]
             if view.fits(job):
                 return job
+            if skipped is None:
+                skipped = set()
             skipped.add(best_shape)  # the placement refused what the counts allow
 
     def _best_head(self, capacity: Capacity, admit: Callable[[JobInfo], bool] | None,
-                   skipped: set[Shape]) -> tuple[Shape | None, list[Any] | None]:
+                   skipped: set[Shape] | None) -> tuple[Shape | None, list[Any] | None]:
         """The lowest-key head among shapes that fit the counts and pass ``admit``."""
         best_shape, best_entry = None, None
         empty: list[Shape] = []
         max_single, whole = capacity.max_single, capacity.whole
+        heappop = heapq.heappop
         for shape, heap in self.heaps.items():
             if shape[1] == "gpu" and (shape[3] > max_single if shape[2] == 1
                                       else shape[2] > whole):
@@ -174,12 +177,13 @@ class ShapeQueues:
             if skipped and shape in skipped:
                 continue
             while heap and heap[0][3] is None:
-                heapq.heappop(heap)
+                heappop(heap)
             if not heap:
                 empty.append(shape)
                 continue
             entry = heap[0]
-            if best_entry is not None and (entry[0], entry[1]) >= (best_entry[0], best_entry[1]):
+            # entries [key, index, ...] compare by (key, index): no two share an index
+            if best_entry is not None and entry >= best_entry:
                 continue
             if admit is not None and not admit(entry[3]):
                 continue

@@ -167,7 +167,8 @@ class AcmeReservation(PreemptiveScheduler):
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
         """Queue the job; count pending reserved-type jobs."""
         super().on_arrival(job, view)
-        self.pending_reserved += self.reserved(job)
+        if self.quota(job) is not None:  # self.reserved(job)
+            self.pending_reserved += 1
 
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
         """(priority class, submission time)."""
@@ -185,11 +186,13 @@ class AcmeReservation(PreemptiveScheduler):
         if job.pool != "gpu":
             return True
         assert self.guarantee is not None
-        reserved = self.quota(job)
+        reserved = self._quota.get(job.index, _UNSET)  # self.quota(job), the memo in line
+        if reserved is _UNSET:
+            reserved = self.quota(job)
         if reserved is not None:
             quota = self.guarantee[reserved]
             used = self.used.get(reserved, 0)
-            held = held_gpus(job)
+            held = job.nodes_needed * job.per_node  # held_gpus(job)
             return used + held <= quota or (used == 0 and held > quota)
         if job.type in self.borrower_types:
             return True
@@ -230,9 +233,12 @@ class AcmeReservation(PreemptiveScheduler):
         """
         if job.pool != "gpu":
             return
-        reserved = self.quota(job)
+        reserved = self._quota.get(job.index, _UNSET)  # self.quota(job), the memo in line
+        if reserved is _UNSET:
+            reserved = self.quota(job)
         if reserved is not None:
-            self.used[reserved] = self.used.get(reserved, 0) + sign * held_gpus(job)
+            used = self.used
+            used[reserved] = used.get(reserved, 0) + sign * (job.nodes_needed * job.per_node)
             return
         jobs_on = self.jobs_on
         if sign > 0:
@@ -254,7 +260,8 @@ class AcmeReservation(PreemptiveScheduler):
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """Count the job."""
         super().on_start(job, view)
-        self.pending_reserved -= self.reserved(job)
+        if self.quota(job) is not None:  # self.reserved(job)
+            self.pending_reserved -= 1
         self._account(job, 1)
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
