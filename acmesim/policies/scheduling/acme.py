@@ -245,6 +245,9 @@ class Acme(AcmeReservation):
         """GPUs one user's jobs of each capped type may hold (rule 7)."""
         self.user_held: dict[tuple[str, str], int] = {}
         """GPUs each (capped type, user) holds now."""
+        self.best_effort = self.config.best_effort
+        self.gang_headroom = self.config.gang_headroom
+        """The configuration's rule tables, read on every admission test."""
 
     def _size(self, view: SchedulerView) -> None:
         """Quotas as in ``acme_reservation``; the pool in GPUs."""
@@ -284,32 +287,44 @@ class Acme(AcmeReservation):
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
         """(priority class, turn within its submission, submission time)."""
         klass, submitted = self.class_key(job, view)
-        turn = 0
-        if self.config.fair_turns and job.type in self.pool_types:
-            batch = (job.user, job.submit_time)
-            turn = self.turns.get(batch, 0)
-            if job.restarts == 0 and job.preemptions == 0:
-                self.turns[batch] = turn + 1
+        if job.type not in self.pool_types or not self.config.fair_turns:
+            return (klass, 0, submitted)
+        batch = (job.user, job.submit_time)
+        turns = self.turns
+        turn = turns.get(batch, 0)
+        if job.restarts == 0 and job.preemptions == 0:
+            turns[batch] = turn + 1
         return (klass, turn, submitted)
 
     def admit(self, job: JobInfo) -> bool:
-        """``acme_reservation``'s rules, and pool jobs within the pool or the headroom."""
-        if job.pool == "gpu" and job.type in self.pool_types and not self._pool_allows(job):
-            return False
-        if job.pool == "gpu" and job.type in self.team_gpus and not self._team_allows(job):
-            return False
-        if job.pool == "gpu" and job.type in self.capped and not self._user_allows(job):
-            return False
-        if job.pool == "gpu" and job.type in self.config.gang_headroom and not self._gang_allows(
-                job):
-            return False
-        return super().admit(job)
+        """``acme_reservation``'s rules, and pool jobs within the pool or the headroom.
 
-    def _gang_allows(self, job: JobInfo) -> bool:
-        """Rule 8: a gang of its type leaves the type's headroom free (``_gangs``)."""
-        cluster = self.cluster_view
-        return gang_allows(job, cluster.free_gpus_total, cluster.total_gpus, held_gpus(job),
-                           self.config.gang_headroom[job.type], self.config.gang_min_nodes)
+        The pool, team and gang tests and the held GPUs are in line: this is asked for every
+        head of a queue at every scheduling pass."""
+        if job.pool != "gpu":
+            return True  # AcmeReservation.admit(self, job)
+        kind = job.type
+        held = job.nodes_needed * job.per_node  # held_gpus(job)
+        if kind in self.pool_types:
+            pool_held = self.pool_held
+            if pool_held + held > self.pool_gpus and pool_held != 0:  # does not fit the pool
+                headroom = self.best_effort.get(kind)
+                if headroom is None or self.cluster_view.free_gpus_total - held < headroom:
+                    return False
+        team_gpus = self.team_gpus
+        if kind in team_gpus:
+            team = self.team_held.get(kind, 0)
+            if team + held > team_gpus[kind] and team != 0:
+                return False
+        if kind in self.capped and not self._user_allows(job):
+            return False
+        headroom = self.gang_headroom.get(kind)
+        if headroom is not None:
+            cluster = self.cluster_view
+            if not gang_allows(job, cluster.free_gpus_total, cluster.total_gpus, held, headroom,
+                               self.config.gang_min_nodes):
+                return False
+        return AcmeReservation.admit(self, job)
 
     def _user_allows(self, job: JobInfo) -> bool:
         """Within the user's cap for the type (or the user holds nothing of it: a job larger
@@ -317,36 +332,24 @@ class Acme(AcmeReservation):
         held = self.user_held.get((job.type, job.user), 0)
         return held + held_gpus(job) <= self.user_gpus[job.type] or held == 0
 
-    def _team_allows(self, job: JobInfo) -> bool:
-        """Within its team's quota (or the team holds nothing: a job larger than the quota)."""
-        held = self.team_held.get(job.type, 0)
-        return held + held_gpus(job) <= self.team_gpus[job.type] or held == 0
-
-    def _pool_allows(self, job: JobInfo) -> bool:
-        """Within the pool (or the pool is empty), else best-effort if it leaves the headroom."""
-        if self._in_pool(job):
-            return True
-        headroom = self.config.best_effort.get(job.type)
-        return (headroom is not None
-                and self.cluster_view.free_gpus_total - held_gpus(job) >= headroom)
-
-    def _in_pool(self, job: JobInfo) -> bool:
-        """Whether a job starting now fits the pool (else it starts best-effort)."""
-        return self.pool_held + held_gpus(job) <= self.pool_gpus or self.pool_held == 0
-
     def _account(self, job: JobInfo, sign: int) -> None:
         """Count the pool's GPUs (best-effort starts outside it), then ``acme_reservation``'s
         counters."""
-        if job.pool == "gpu" and job.type in self.capped:
-            mine = (job.type, job.user)
-            self.user_held[mine] = self.user_held.get(mine, 0) + sign * held_gpus(job)
-        if job.pool == "gpu" and job.type in self.team_gpus:
-            self.team_held[job.type] = self.team_held.get(job.type, 0) + sign * held_gpus(job)
-        if job.pool == "gpu" and job.type in self.pool_types:
-            if sign > 0 and self._in_pool(job):
-                self.pooled.add(job.index)
-                self.pool_held += held_gpus(job)
-            elif sign < 0 and job.index in self.pooled:
-                self.pooled.discard(job.index)
-                self.pool_held -= held_gpus(job)
-        super()._account(job, sign)
+        if job.pool == "gpu":
+            kind = job.type
+            held = job.nodes_needed * job.per_node  # held_gpus(job)
+            if kind in self.capped:
+                mine = (kind, job.user)
+                self.user_held[mine] = self.user_held.get(mine, 0) + sign * held
+            if kind in self.team_gpus:
+                self.team_held[kind] = self.team_held.get(kind, 0) + sign * held
+            if kind in self.pool_types:
+                if sign > 0:
+                    pool_held = self.pool_held
+                    if pool_held + held <= self.pool_gpus or pool_held == 0:  # fits the pool
+                        self.pooled.add(job.index)
+                        self.pool_held = pool_held + held
+                elif job.index in self.pooled:
+                    self.pooled.discard(job.index)
+                    self.pool_held -= held
+        AcmeReservation._account(self, job, sign)
