@@ -324,7 +324,7 @@ class Acme(AcmeReservation):
             if not gang_allows(job, cluster.free_gpus_total, cluster.total_gpus, held, headroom,
                                self.config.gang_min_nodes):
                 return False
-        return AcmeReservation.admit(self, job)
+        return super().admit(job)
 
     def _user_allows(self, job: JobInfo) -> bool:
         """Within the user's cap for the type (or the user holds nothing of it: a job larger
@@ -352,4 +352,4 @@ class Acme(AcmeReservation):
                 elif job.index in self.pooled:
                     self.pooled.discard(job.index)
                     self.pool_held -= held
-        AcmeReservation._account(self, job, sign)
+        super()._account(job, sign)
