@@ -302,7 +302,7 @@ class Acme(AcmeReservation):
         The pool, team and gang tests and the held GPUs are in line: this is asked for every
         head of a queue at every scheduling pass."""
         if job.pool != "gpu":
-            return True  # AcmeReservation.admit(self, job)
+            return True  # as acme_reservation: a CPU job is never held back
         kind = job.type
         held = job.nodes_needed * job.per_node  # held_gpus(job)
         if kind in self.pool_types:
