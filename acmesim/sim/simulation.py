@@ -152,9 +152,11 @@ class Simulation:
                        for p, q in self._queues.items()}
         self.view = SchedulerView(lambda: self.env.now, MappingProxyType(queue_views),
                                   MappingProxyType(self.running), self.cluster_view, self._fit)
-        hooks = ("on_arrival", "on_start", "on_requeue", "on_finish")
+        hooks = ("on_arrival", "on_arrivals", "on_start", "on_requeue", "on_finish")
         self._hooks = {h: _overrides(self.scheduler, h) for h in hooks}
-        self._arrival_hook = self._hooks["on_arrival"]
+        self._arrival_hook = self._hooks["on_arrivals"] or self._hooks["on_arrival"]
+        """The scheduler hears of arrivals (through ``on_arrivals``, whose default hands each
+        job to ``on_arrival``)."""
         self._start_hook = self._hooks["on_start"]
         self._finish_hook = self._hooks["on_finish"]
         self._idle_without_pending = getattr(self.scheduler, "idle_without_pending", False)
@@ -171,8 +173,6 @@ class Simulation:
         """``on_close`` of each extension that has one that acts (the interval ran from
         ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
         it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
-        self._plain_arrivals = not self._arrival_hooks and not self._arrival_hook
-        """No hook sees an arriving job (neither an extension's nor the scheduler's)."""
 
     def _demand_of(self, pool: str) -> Callable[[], int]:
         """A reader of one pool's queued GPU demand."""
@@ -232,8 +232,8 @@ class Simulation:
     def _on_arrivals(self, begin: int, _: None) -> None:
         """Jobs ``begin`` .. submitted now (the table is in submission order) enter their
         pending queues; the next submit time's arrivals are scheduled first, as one direct call
-        (each extension's ``on_arrival`` sees each job before it is queued; the scheduler's,
-        once it is)."""
+        (each extension's ``on_arrival`` sees each job before it is queued; the scheduler's
+        ``on_arrivals`` sees them all at once, when all are queued)."""
         submit, size = self.table.submit, self._total
         now = submit[begin]
         end = begin + 1
@@ -244,9 +244,9 @@ class Simulation:
                                   (self._arrive, end, None)))
         self._events += 1
         make = self._make_job
-        if end == begin + 1 and self._plain_arrivals:
-            # one job and no hook (most submit times): _enqueue((job,)), written out; the new
-            # job is PENDING already
+        if end == begin + 1 and not self._arrival_hooks:
+            # one job and no extension's hook (most submit times): _enqueue((job,)), written
+            # out; the new job is PENDING already
             job = make(begin)
             job.arrival_seq = next(self._seq)
             pool = job.pool
@@ -255,6 +255,8 @@ class Simulation:
             self._demand[pool] += gpus
             self.queued_jobs += 1
             self.queued_gpus += gpus
+            if self._arrival_hook:
+                self.scheduler.on_arrivals((job,), self.view)
         else:
             self._arrive_all([make(begin)] if end == begin + 1 else
                              list(map(make, range(begin, end))))
@@ -265,18 +267,15 @@ class Simulation:
             env._last_call = self._pass
 
     def _arrive_all(self, arrived: list[Job]) -> None:
-        """The arrivals of ``_on_arrivals`` that have hooks to call or are several: each
-        extension's ``on_arrival`` sees each job before it is queued; the scheduler's, once it
-        is."""
+        """The arrivals of ``_on_arrivals`` that extensions' hooks see or that are several:
+        each extension's ``on_arrival`` sees each job before it is queued; the scheduler's
+        ``on_arrivals`` sees them all once all are queued."""
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
+        self._enqueue(arrived)
         if self._arrival_hook:
-            for job in arrived:
-                self._enqueue((job,))
-                self.scheduler.on_arrival(job, self.view)
-        else:
-            self._enqueue(arrived)
+            self.scheduler.on_arrivals(arrived, self.view)
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""

@@ -92,3 +92,16 @@ class _FitsAll:
 
     def fits(self, job: Pending) -> bool:
         return True
+
+
+def test_a_lone_pending_job_stays_off_the_heaps_until_a_second_one_is_queued():
+    queue = ShapeQueues()
+    first, second = Pending(0, 8), Pending(1, 1)
+    queue.push(first, 5)
+    assert queue.peek() is first and queue.in_order(3) == [first]
+    assert not queue.heaps and not queue.order  # no heap push for the only pending job
+    queue.push(second, 1)  # the first job goes onto the heaps with the second
+    assert len(queue.order) == 2 and queue.in_order(3) == [second, first]
+    queue.remove(second)
+    queue.remove(first)
+    assert queue.lone is None and not queue.heaps and not queue.order

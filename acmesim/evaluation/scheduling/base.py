@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -57,6 +58,10 @@ class EvalReplayScheduler(Scheduler):
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
         """Forwarded to the base scheduler."""
         self.base.on_arrival(job, view)
+
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Forwarded to the base scheduler."""
+        self.base.on_arrivals(jobs, view)
 
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """Forwarded to the base scheduler."""

@@ -229,6 +229,10 @@ class PreemptiveScheduler(PriorityScheduler):
         self._admit: Callable[[JobInfo], bool] | None = (
             None if type(self).admit is PriorityScheduler.admit else self.admit)
         """``admit``, or None when the subclass keeps the default (admit everything)."""
+        self._before_pass: Callable[[SchedulerView], None] | None = (
+            None if type(self).before_pass is PreemptiveScheduler.before_pass
+            else self.before_pass)
+        """``before_pass``, or None when the subclass keeps the default (nothing to do)."""
 
     # ------------------------------------------------------------------ what subclasses say
     def rank(self, job: JobInfo, view: SchedulerView) -> Any:
@@ -266,8 +270,9 @@ class PreemptiveScheduler(PriorityScheduler):
     # ------------------------------------------------------------------ passes
     def schedule(self, view: SchedulerView) -> Decision:
         """Preempt for the best pending jobs if that helps, then start jobs in key order."""
-        self.before_pass(view)
-        if not self.queue:
+        if self._before_pass is not None:
+            self._before_pass(view)
+        if not self.queue.entries:
             return NOTHING
         sole = self._sole_fitting(view)
         if sole is not None:  # a plan would be [sole] and no victims (most passes)
@@ -306,10 +311,10 @@ class PreemptiveScheduler(PriorityScheduler):
         """
         if view.fits(job):
             yield job
-            queue = self.queue
-            if queue:  # (it seldom is: the job was the only one pending)
+            pending = self.queue.entries
+            if pending:  # (it seldom is: the job was the only one pending)
                 yield from self.fill(view)
-            if job.index not in queue.entries:
+            if job.index not in pending:
                 return
         if self._worst_if_worth_planning(view) is not None:
             self._failed_plan = (view.cluster.version, job.index, self.state_version)

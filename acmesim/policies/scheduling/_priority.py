@@ -9,7 +9,7 @@ estimate of each job is kept and scored against its recorded run time when it fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -98,9 +98,19 @@ class PriorityScheduler(Scheduler):
 
     # ------------------------------------------------------------------ callbacks
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
-        """Queue the new job under its key."""
-        lane = self._lane
-        self.queue.push(job, self.key(job, view), None if lane is None else lane(job))
+        """Queue the new job under its key (``on_arrivals`` of the one job)."""
+        self.on_arrivals((job,), view)
+
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Queue the new jobs under their keys, in submission order (a subclass that does more
+        on an arrival overrides this, not ``on_arrival``)."""
+        push, key, lane = self.queue.push, self.key, self._lane
+        if lane is None:
+            for job in jobs:
+                push(job, key(job, view))
+        else:
+            for job in jobs:
+                push(job, key(job, view), lane(job))
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Queue the stopped job again under its (new) key."""

@@ -77,6 +77,10 @@ class ShapeQueues:
     Every entry is also in one heap of all shapes (``order``), from which ``peek`` and
     ``in_order`` read the best jobs whatever their shape without visiting every shape. When
     the last pending job is removed every heap is emptied at once.
+
+    A job queued while no other is pending is kept out of the heaps (``lone``) until a second
+    one is queued or ``best`` needs them: most jobs of a replay arrive to an empty queue and
+    start at the next pass, so they are never pushed onto a heap or popped from one.
     """
 
     def __init__(self) -> None:
@@ -89,6 +93,8 @@ class ShapeQueues:
         self._version = 0
         """Bumped by every push and removal (``in_order`` is kept until it changes)."""
         self._in_order: tuple[int, int, list[JobInfo]] = (-1, 0, [])
+        self.lone: tuple[list[Any], Hashable] | None = None
+        """(entry, lane) of the only pending job while it is kept out of the heaps."""
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -108,14 +114,36 @@ class ShapeQueues:
             old[3] = None  # what ``remove`` does, inlined: called for every arrival
         self._version += 1
         entry = [key, index, next(self._pushes), job]
+        if not entries:  # the only pending job: kept out of the heaps (every entry is stale)
+            if self.heaps:
+                self.heaps.clear()
+                self.order.clear()
+            entries[index] = entry
+            self.lone = (entry, lane)
+            return
+        if self.lone is not None:
+            self._spill()
         entries[index] = entry
+        self._heap_push(entry, job, lane)
+
+    def _spill(self) -> None:
+        """Put the lone pending job's entry on the heaps (another job is queued, or ``best``
+        compares the heaps)."""
+        lone = self.lone
+        assert lone is not None
+        self.lone = None
+        entry, lane = lone
+        self._heap_push(entry, entry[3], lane)
+
+    def _heap_push(self, entry: list[Any], job: JobInfo, lane: Hashable) -> None:
+        """Push a pending job's entry onto its shape's heap and the heap of all shapes."""
         shape = (lane, job.pool, job.nodes_needed, job.per_node, job.gpu_num)  # shape_of
         heap = self.heaps.get(shape)
         if heap is None:
             heap = self.heaps[shape] = []
         heapq.heappush(heap, entry)
         order = self.order
-        if len(order) > 2 * len(entries) + 64:
+        if len(order) > 2 * len(self.entries) + 64:
             order[:] = [entry for entry in order if entry[3] is not None]
             heapq.heapify(order)
         heapq.heappush(order, entry)
@@ -130,6 +158,7 @@ class ShapeQueues:
             entry[3] = None
             self._version += 1
             if not entries:
+                self.lone = None
                 self.heaps.clear()
                 self.order.clear()
 
@@ -151,6 +180,8 @@ class ShapeQueues:
                                                            and not admit(job)):
                 return None
             return job if view.fits(job) else None
+        if self.lone is not None:
+            self._spill()
         skipped: set[Shape] | None = None
         while True:
             best_shape, best_entry = self._best_head(capacity, admit, skipped)
@@ -194,6 +225,9 @@ class ShapeQueues:
 
     def peek(self) -> JobInfo | None:
         """The lowest-key pending job whatever its shape (None when empty)."""
+        lone = self.lone
+        if lone is not None:
+            return lone[0][3]
         order = self.order
         while order and order[0][3] is None:
             heapq.heappop(order)
@@ -211,6 +245,8 @@ class ShapeQueues:
 
     def _sorted_heads(self, limit: int) -> list[JobInfo]:
         """``in_order`` read from the heap of all entries."""
+        if self.lone is not None:
+            return [self.lone[0][3]][:limit]
         order = self.order
         taken: list[list[Any]] = []
         while order and len(taken) < limit:

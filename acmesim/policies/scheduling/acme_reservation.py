@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -164,11 +164,16 @@ class AcmeReservation(PreemptiveScheduler):
         """Only a pending job of a reserved type can preempt."""
         return self.pending_reserved > 0
 
-    def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
-        """Queue the job; count pending reserved-type jobs."""
-        super().on_arrival(job, view)
-        if self.quota(job) is not None:  # self.reserved(job)
-            self.pending_reserved += 1
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Ask each job's quota once (``quota``), count pending reserved-type jobs, queue
+        the jobs."""
+        memo, quota_of = self._quota, self.quota_of
+        reserved = 0
+        for job in jobs:
+            quota = memo[job.index] = quota_of(job)  # a new job: not in the memo yet
+            reserved += quota is not None
+        self.pending_reserved += reserved
+        super().on_arrivals(jobs, view)
 
     def key(self, job: JobInfo, view: SchedulerView) -> tuple[float, ...]:
         """(priority class, submission time)."""

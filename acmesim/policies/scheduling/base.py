@@ -12,12 +12,21 @@ and then
 If a pass makes new events due at the same time (a zero-length job ends at once), another pass
 follows at that time. Schedulers never touch the simulation; they keep incremental state (e.g. a
 priority queue) through the ``on_*`` callbacks, which the engine calls as things happen.
+
+Arrivals come in batches: the jobs submitted at one timestamp enter their pending queues
+together, in submission order, and the engine then hands them to ``on_arrivals`` in one call
+(most timestamps have a single job). ``Scheduler.on_arrivals`` hands each job to
+``on_arrival`` in turn, so a scheduler may write either: the per-job hook for clarity, the batch
+hook to save a call per job (each Python call is a measurable part of a replay). A class that
+overrides ``on_arrivals`` must keep ``on_arrival(job, view)`` meaning the same as
+``on_arrivals((job,), view)``; a subclass that overrides only ``on_arrival`` below a class with
+a batch hook would never be called, so that is refused when the class is defined.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -56,6 +65,11 @@ class SchedulerProtocol(Protocol):
         """A job entered the pending queue for the first time."""
         ...
 
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Jobs submitted at the same time entered the pending queues for the first time (all
+        of them already queued, in submission order); what ``on_arrival`` does for each."""
+        ...
+
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """A pending job started running."""
         ...
@@ -87,12 +101,29 @@ class Scheduler(SchedulerProtocol):
     def __init__(self, config: Any = None) -> None:
         self.config = config
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a per-job ``on_arrival`` that an inherited batch ``on_arrivals`` would skip."""
+        super().__init_subclass__(**kwargs)
+        if ("on_arrival" in vars(cls) and "on_arrivals" not in vars(cls)
+                and cls.on_arrivals is not Scheduler.on_arrivals):
+            raise TypeError(
+                f"{cls.__qualname__} overrides on_arrival but inherits a batch on_arrivals, "
+                f"which the engine calls instead: override on_arrivals (the jobs submitted at "
+                f"one time) too")
+
     def schedule(self, view: SchedulerView) -> Decision:
         """Decide which running jobs to preempt and which pending jobs to start now."""
         raise NotImplementedError
 
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
         """A job entered the pending queue for the first time."""
+
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Jobs submitted at the same time entered the pending queues for the first time (all
+        of them already queued, in submission order): each goes to ``on_arrival`` in turn."""
+        on_arrival = self.on_arrival
+        for job in jobs:
+            on_arrival(job, view)
 
     def on_start(self, job: JobInfo, view: SchedulerView) -> None:
         """A pending job started running."""

@@ -29,7 +29,7 @@ import dataclasses
 import heapq
 import math
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from acmesim.cluster.view import JobInfo, SchedulerView
@@ -142,6 +142,11 @@ class EasyBackfill(Scheduler):
     def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
         """File the job under its shape."""
         self._file(job)
+
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """File each job under its shape, in submission order."""
+        for job in jobs:
+            self._file(job)
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """A stopped job: forget its end, file it again, recompute the reservation."""

@@ -26,6 +26,7 @@ import bisect
 import dataclasses
 import heapq
 import math
+from collections.abc import Sequence
 
 from acmesim.cluster.view import JobInfo, SchedulerView
 from acmesim.policies.scheduling import SCHEDULERS
@@ -94,10 +95,11 @@ class LeastAttainedService(PreemptiveScheduler):
         return self.queue.key_of(job)[0]
 
     # ------------------------------------------------------------------ callbacks
-    def on_arrival(self, job: JobInfo, view: SchedulerView) -> None:
-        """Queue the job and arm its starvation guard."""
-        super().on_arrival(job, view)
-        self._arm_promotion(job, view)
+    def on_arrivals(self, jobs: Sequence[JobInfo], view: SchedulerView) -> None:
+        """Queue the jobs and arm their starvation guards."""
+        super().on_arrivals(jobs, view)
+        for job in jobs:
+            self._arm_promotion(job, view)
 
     def on_requeue(self, job: JobInfo, view: SchedulerView) -> None:
         """Leave the running queues, wait again, arm the starvation guard."""
