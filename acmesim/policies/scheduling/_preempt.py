@@ -299,7 +299,9 @@ class PreemptiveScheduler(PriorityScheduler):
         view, sole, planned = self._this_pass
         if sole is not None:
             return self._start_sole(view, sole)
-        return self._starts(view, planned or [])
+        if not planned:
+            return self.fill(view)  # what ``_starts`` does with no planned job
+        return self._starts(view, planned)
 
     def _start_sole(self, view: SchedulerView, job: JobInfo) -> Iterator[JobInfo]:
         """What ``_starts`` does with the plan ``[job]``, without making the plan.

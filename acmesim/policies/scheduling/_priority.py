@@ -140,11 +140,12 @@ class PriorityScheduler(Scheduler):
         comparing the shapes' heads: it starts if the counts, the policy's rule and the
         placement all let it, as ``ShapeQueues.best`` would decide."""
         queue = self.queue
-        if not queue:
+        pending = queue.entries  # (read rather than ``len(queue)``: a call fewer, every pass)
+        if not pending:
             return  # the common end of a pass whose planned jobs emptied the queue
         capacity = Capacity(view.cluster)
         cpu_jobs = bool(view.queues.get("cpu"))
-        if len(queue) == 1 and not (capacity.empty and not cpu_jobs):
+        if len(pending) == 1 and not (capacity.max_single == 0 and not cpu_jobs):
             job = queue.peek()
             rule = self.admit_rule
             if (job is None or not capacity.admits(job) or (rule is not None and not rule(job))
@@ -152,7 +153,7 @@ class PriorityScheduler(Scheduler):
                 return
             yield job
             capacity.refresh(view.cluster)
-        while queue and not (capacity.empty and not cpu_jobs):
+        while pending and not (capacity.max_single == 0 and not cpu_jobs):  # Capacity.empty
             job = queue.best(view, capacity, self.strict, self.admit_rule)
             if job is None:
                 return
