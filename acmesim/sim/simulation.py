@@ -103,6 +103,11 @@ class Simulation:
                                else self.startup.astype(float, copy=False).data)
         """The same draws as Python floats by index (a view, no copy)."""
         self._launch_interval = spec.startup.launch_interval
+        holds = (spec.eligibility.draw(self.rng.stream("eligibility"), len(table), table.type)
+                 if mode == "scheduled" and spec.eligibility.active else None)
+        self.holds: list[float] | None = None if holds is None else holds.tolist()
+        """Eligibility delay of each job by index (scheduled mode, GPU jobs, first submission:
+        ``acmesim.cluster.eligibility``; drawn per job index like the start-up); None: none."""
         self._total = len(table)
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
@@ -171,8 +176,10 @@ class Simulation:
         """``on_close`` of each extension that has one that acts (the interval ran from
         ``job.last_start``; ``job.overhead``, ``job.work_done`` and ``job.pace`` still describe
         it; ``job.checkpoint_overhead`` includes its checkpoint stalls)."""
-        self._plain_arrivals = not self._arrival_hooks and not self._arrival_hook
-        """No hook sees an arriving job (neither an extension's nor the scheduler's)."""
+        self._plain_arrivals = (not self._arrival_hooks and not self._arrival_hook
+                                and self.holds is None)
+        """No hook sees an arriving job (neither an extension's nor the scheduler's) and none
+        is held (``holds``)."""
 
     def _demand_of(self, pool: str) -> Callable[[], int]:
         """A reader of one pool's queued GPU demand."""
@@ -265,18 +272,43 @@ class Simulation:
             env._last_call = self._pass
 
     def _arrive_all(self, arrived: list[Job]) -> None:
-        """The arrivals of ``_on_arrivals`` that have hooks to call or are several: each
-        extension's ``on_arrival`` sees each job before it is queued; the scheduler's, once it
-        is."""
+        """The arrivals of ``_on_arrivals`` that have hooks to call, are several or may be
+        held: each extension's ``on_arrival`` sees each job before it is queued; the
+        scheduler's, once it is. A held job is queued when its hold ends (``_hold_back``)."""
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
+        if self.holds is not None:
+            arrived = self._hold_back(arrived)
         if self._arrival_hook:
             for job in arrived:
                 self._enqueue((job,))
                 self.scheduler.on_arrival(job, self.view)
         else:
             self._enqueue(arrived)
+
+    def _hold_back(self, arrived: list[Job]) -> list[Job]:
+        """The jobs of ``arrived`` to queue now; each GPU job with a hold enters its pending
+        queue when the hold ends (``_on_eligible``), holding nothing meanwhile."""
+        holds, now = self.holds, self.env._now
+        assert holds is not None
+        ready = []
+        for job in arrived:
+            hold = holds[job.index] if job.pool == "gpu" else 0.0
+            if hold > 0.0:
+                self._call_direct(now + hold, self._on_eligible, job, None)
+            else:
+                ready.append(job)
+        return ready
+
+    def _on_eligible(self, job: Job, _: None) -> None:
+        """The hold of ``job`` ended: it enters its pending queue (the scheduler's
+        ``on_arrival`` sees it now) and a pass is requested; its submit time stays."""
+        self._events += 1
+        self._enqueue((job,))
+        if self._arrival_hook:
+            self.scheduler.on_arrival(job, self.view)
+        self.request_pass()
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""
