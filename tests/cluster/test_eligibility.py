@@ -160,3 +160,21 @@ def test_the_measured_holds_are_1_5_percent_of_other_for_2_15_to_2_16_s_and_off_
     assert (draws[1::2] == 0).all()
     assert (other > 0).mean() == pytest.approx(0.015, abs=0.001)
     assert np.median(other[other > 0]) == pytest.approx(2.0 ** 15.5, rel=0.05)
+
+
+def test_a_requeued_job_is_not_held_again():
+    # A (Other, 8 GPUs, 50 s) held 100 s runs from 100 s; preempted at 120 s (20 s done, no
+    # rollback, no restart overhead) it goes straight back to the queue and restarts at once:
+    # it ends at 150 s. Held again it would restart at 220 s and end at 250 s.
+    from acmesim.sim.preemption import PreemptionModel
+
+    def preempt_at_120(sim):
+        sim.call_at(120.0, lambda: sim.preempt(sim.job(0)))
+
+    rows = [job(0, 50, 8, type="Other")]
+    result = simulate(frame(rows), spec_with(OTHER_100S), "fifo", audit=True,
+                      extensions=[OnAttach(preempt_at_120)],
+                      preemption=PreemptionModel(restart_overhead_small=0.0,
+                                                 restart_overhead_large=0.0))
+    jobs = by_id(result.jobs)
+    assert (jobs["j0"]["end_time"], jobs["j0"]["preemptions"]) == (150.0, 1)
