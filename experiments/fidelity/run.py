@@ -12,7 +12,9 @@ on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``;
 ``--batch-sensitivity`` (alone) generates Seren traces whose evaluation batches are bounded in
 GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity.md``;
 ``--gang-sensitivity`` (alone) replays the Seren traces with Other's multi-node gangs held
-until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``. Usage::
+until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``;
+``--hold-sensitivity`` (alone) with the share of Other's jobs held by their users and the
+longest hold moved (``cluster.eligibility``), into ``results/hold_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
@@ -20,6 +22,7 @@ until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``. 
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --user-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --batch-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --gang-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --hold-sensitivity
 """
 
 from __future__ import annotations
@@ -262,9 +265,9 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
 
 
 GANG_HEADROOMS: tuple[tuple[str, dict], ...] = (
-    ("none (Other's gangs start on any free nodes)", {"gang_headroom": {}}),
+    ("none (Other's gangs start on any free nodes; default)", {}),
     ("Other gangs of >= 2 nodes leave 256 GPUs", {"gang_headroom": {"Other": 256}}),
-    ("Other gangs of >= 2 nodes leave 512 GPUs (default)", {}),
+    ("Other gangs of >= 2 nodes leave 512 GPUs", {"gang_headroom": {"Other": 512}}),
     ("Other gangs of >= 2 nodes leave 640 GPUs", {"gang_headroom": {"Other": 640}}),
     ("Other gangs of >= 2 nodes leave 1,024 GPUs", {"gang_headroom": {"Other": 1024}}),
     ("Other gangs of >= 4 nodes leave 1,024 GPUs",
@@ -364,6 +367,66 @@ def batch_sensitivity(days: float, seeds: list[int]) -> str:
     return first + "\n" + second
 
 
+def _holds(share: float, maximum: float = 2.0 ** 16) -> dict:
+    """Cluster options holding ``share`` of Other's GPU jobs 2^15 s to ``maximum`` s."""
+    return {"eligibility": {"by_type": {"Other": {"share": share, "minimum": 2.0 ** 15,
+                                                  "maximum": maximum}}}}
+
+
+NO_RULE_8 = {"gang_headroom": {}}
+"""``acme`` without rule 8 (Other's gangs start on any free nodes)."""
+HOLD_VARIANTS: tuple[tuple[str, int, dict, dict], ...] = (
+    ("no job held, rule 8 on (the defaults)", 0, {}, {}),
+    ("no job held, rule 8 off", 0, NO_RULE_8, {}),
+    ("1.2 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.012)),
+    ("1.5 %, 2^15-2^16 s, rule 8 off (`HOLDS`)", 0, NO_RULE_8, _holds(0.015)),
+    ("1.8 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.018)),
+    ("2.0 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.02)),
+    ("2.4 % (the published share), 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.024)),
+    ("1.5 %, 2^15-2^17 s, rule 8 off", 0, NO_RULE_8, _holds(0.015, 2.0 ** 17)),
+    ("1.5 %, 2^15-2^18 s, rule 8 off", 0, NO_RULE_8, _holds(0.015, 2.0 ** 18)),
+    ("1.5 %, 2^15-2^16 s, rule 8 on", 0, {}, _holds(0.015)),
+    ("evaluation batches <= 6,864 GPUs, no job held, rule 8 on", 6864, {}, {}),
+    ("evaluation batches <= 6,864 GPUs, 1.5 %, 2^15-2^17 s, rule 8 off", 6864, NO_RULE_8,
+     _holds(0.015, 2.0 ** 17)),
+    ("evaluation batches <= 6,864 GPUs, 2.0 %, 2^15-2^17 s, rule 8 off", 6864, NO_RULE_8,
+     _holds(0.02, 2.0 ** 17)),
+)
+"""(label, evaluation batch bound in GPUs (``batch_trace``; 0: the default trace), ``acme``
+options, cluster options) of the eligibility-delay runs: the share of Other's GPU jobs held
+by their users, the log-uniform hold's upper end (``presets.acme.HOLDS``; none by default),
+rule 8 and the batch bound."""
+
+
+def hold_sensitivity(days: float, seeds: list[int]) -> str:
+    """Other's tail, its share above 2^15 s, the mean and the checks failed per seed with Other's
+    jobs held by their users (share and longest hold moved), with and without rule 8 and the
+    evaluation batch bound."""
+    def cell(variant: tuple[int, dict, dict], seed: int) -> str:
+        bound, options, cluster_options = variant
+        path = batch_trace(days, seed, bound)[0] if bound else trace("seren", days, seed)
+        result, run = validate(path, options=options, against="published",
+                               cluster_options=cluster_options or None)
+        frame = run["simulated_frame"]
+        other = frame.loc[frame["type"] == "Other", "queue"]
+        row = {r.type: r.simulated for r in result.types}
+        failing = [f.split(":")[0] for r in result.types for f in r.failures] + [
+            f.split(":")[0] for f in result.failures]
+        text = (f"Other {fmt(row['Other'][95])} / {fmt(row['Other'][99])}, "
+                f"{100 * (other > 2 ** 15).mean():.2f} % > 2^15 s; "
+                f"mean {result.cluster['queue_mean']['simulated']:,.0f}; "
+                f"{checks_failed(result)} ({', '.join(failing)})")
+        print(f"{variant}, seed {seed}: {text}", flush=True)
+        return text
+
+    return per_seed_table(f"Seren, {days:g} days; Other's GPU jobs held by their users "
+                          "(`cluster.eligibility`, log-uniform hold from 2^15 s): Other p95 / "
+                          "p99 (published 68 / > 32,768 s), its share waiting > 2^15 s "
+                          "(published 2.4 %), mean queue (446 s) and checks failed of 27 "
+                          "(which), per seed", "share held, hold range, rule 8", seeds,
+                          [(label, (b, o, c)) for label, b, o, c in HOLD_VARIANTS], cell)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -382,7 +445,14 @@ def main(argv: list[str] | None = None) -> int:
                         "(results/batch_sensitivity.md)")
     p.add_argument("--gang-sensitivity", action="store_true",
                    help="only the Other gang headroom sensitivity (results/gang_sensitivity.md)")
+    p.add_argument("--hold-sensitivity", action="store_true",
+                   help="only the eligibility delay sensitivity (results/hold_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.hold_sensitivity:
+        text = hold_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "hold_sensitivity.md", text)
+        print(text)
+        return 0
     if args.gang_sensitivity:
         text = gang_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "gang_sensitivity.md", text)
