@@ -265,9 +265,9 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
 
 
 GANG_HEADROOMS: tuple[tuple[str, dict], ...] = (
-    ("none (Other's gangs start on any free nodes; default)", {}),
+    ("none (Other's gangs start on any free nodes)", {"gang_headroom": {}}),
     ("Other gangs of >= 2 nodes leave 256 GPUs", {"gang_headroom": {"Other": 256}}),
-    ("Other gangs of >= 2 nodes leave 512 GPUs", {"gang_headroom": {"Other": 512}}),
+    ("Other gangs of >= 2 nodes leave 512 GPUs (default)", {}),
     ("Other gangs of >= 2 nodes leave 640 GPUs", {"gang_headroom": {"Other": 640}}),
     ("Other gangs of >= 2 nodes leave 1,024 GPUs", {"gang_headroom": {"Other": 1024}}),
     ("Other gangs of >= 4 nodes leave 1,024 GPUs",
