@@ -298,6 +298,12 @@ STATE_SPLIT_NODE_FAIL = 0.01
 # --------------------------------------------------------------------------------------------
 
 _S = SEREN_TARGETS
+SEREN_EVAL_BATCHES = dataclasses.replace(EVAL_BATCHES, gpu_max=6864)
+"""Seren's evaluation batches: ``EVAL_BATCHES`` split into pieces of at most 6,864 GPUs (3 x
+Seren's 2,288 GPUs), each piece another checkpoint's round at its own time [chosen: with
+Other's held jobs (``acmesim.cluster.presets.acme.HOLDS``) it meets Eval's published p99
+(4,206 s, acme_facts.md §2.5) on seeds 2 and 3 of 183 days of synthetic Seren and keeps the mean
+queue; measured in experiments/fidelity/README.md]."""
 _SEREN_MAX = _S.run_time_max  # 1,209,604 s: the 14-day limit (R-SUM max_run_time_gpu)
 
 # Fitted by ``python -m calibration.synthetic seren`` (400,000 jobs per type,
@@ -326,7 +332,7 @@ SEREN = WorkloadProfile(
             # 100 % near 1e5 s (assumption 2^17 s)
             duration_knots=_knots(_S, "Eval", 1.0, 131072.0),
             size_duration_rho=SEREN_FITTED_RHO["Eval"],
-            group=EVAL_BATCHES,  # one GPU count per batch
+            group=SEREN_EVAL_BATCHES,  # one GPU count per batch
             scheduling_class=2,  # low priority on spare capacity (acme_facts.md §2.5)
         ),
         TypeModel(

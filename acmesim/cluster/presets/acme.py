@@ -93,6 +93,8 @@ body untouched, the look of waits set by a person or by another job rather than 
 
 from __future__ import annotations
 
+import copy
+
 import dataclasses
 import math
 from statistics import NormalDist
@@ -152,13 +154,13 @@ SEREN_STARTUP = {"minimum": 0.0, **_SEREN_TYPES["Debug"], "maximum": STARTUP_CAP
 HOLD_MINIMUM = 2.0 ** 15
 """Shortest hold of a held Other job (s): the published tail lies above 2^15 s (acme_facts.md
 §2.5) [derived]."""
-HOLD_MAXIMUM = 2.0 ** 16
+HOLD_MAXIMUM = 2.0 ** 17
 """Upper end of the log-uniform hold (s) [chosen: not published, see the module]."""
 HELD_SHARE_BY_TYPE = {"Other": 0.015}
 """Share of each type's GPU jobs held by their users [chosen, see the module]."""
 HOLDS = {"by_type": {name: {"share": share, "minimum": HOLD_MINIMUM, "maximum": HOLD_MAXIMUM}
                      for name, share in HELD_SHARE_BY_TYPE.items()}}
-"""The measured eligibility delay (``acmesim.cluster.eligibility`` fields; not a preset's
+"""Seren's and Kalos's eligibility delay (``acmesim.cluster.eligibility`` fields; the presets'
 default, see the module)."""
 
 
@@ -206,6 +208,7 @@ class Seren(ClusterPreset):
         memory_per_node_gb: float = 1024.0
         cpu_nodes: int = 6
         startup: dict = dataclasses.field(default_factory=lambda: dict(SEREN_STARTUP))
+        eligibility: dict = dataclasses.field(default_factory=lambda: copy.deepcopy(HOLDS))
 
 
 @CLUSTERS.register("kalos")
@@ -219,3 +222,4 @@ class Kalos(ClusterPreset):
         nodes: int = 302
         memory_per_node_gb: float = 2048.0
         startup: dict = dataclasses.field(default_factory=lambda: dict(KALOS_STARTUP))
+        eligibility: dict = dataclasses.field(default_factory=lambda: copy.deepcopy(HOLDS))

@@ -142,8 +142,8 @@ def _team_quotas() -> dict[str, float | None]:
 
 
 def _gang_headroom() -> dict[str, int]:
-    """Other's multi-node gangs leave 512 GPUs free (rule 8, chosen; see the module)."""
-    return {"Other": 512}
+    """No type's gangs wait for headroom by default (rule 8 off, chosen; see the module)."""
+    return {}
 
 
 def _user_caps() -> dict[str, float | None]:
