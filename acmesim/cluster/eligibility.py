@@ -12,8 +12,9 @@ its queue delay still counts from its submission. Only a job's first submission 
 requeued job is not); CPU-only jobs are never held; recorded mode ignores it. Each job gets two
 uniform draws, ``U`` (held if ``U < share``) and ``V``, by job index from its own stream
 (``eligibility``), so a job's hold depends neither on the schedule nor on the other jobs'
-types. The default (``share`` 0 everywhere) holds nobody. Cluster presets set cited defaults
-(``acmesim.cluster.presets.acme``); ``cluster.eligibility={}`` turns it off,
+types. The default (``share`` 0 everywhere) holds nobody. Cluster presets set their own
+(``acmesim.cluster.presets.acme``: Seren and Kalos hold 1.5 % of Other's GPU jobs for 2^15 to
+2^17 s, ``HOLDS``); ``cluster.eligibility={}`` turns it off,
 ``cluster.eligibility={by_type:{Other:{share:0.02,minimum:32768,maximum:65536}}}`` sets
 another.
 """

@@ -144,22 +144,33 @@ def test_bad_eligibility_is_rejected():
     assert not CLUSTERS.create("tiny").spec.eligibility.active
 
 
-def test_the_measured_holds_are_1_5_percent_of_other_for_2_15_to_2_16_s_and_off_by_default():
-    # Seren's Other: 2.4 % wait longer than 2^15 s (acme_facts.md §2.5); the measured hold
-    # starts at 2^15 s, its share (1.5 %) and upper end (2^16 s) are chosen (presets.acme).
-    # Log-uniform: half of the holds are shorter than 2^15.5 s. No preset holds by default.
+def test_the_presets_hold_1_5_percent_of_other_for_2_15_to_2_17_s_by_default():
+    # Seren's Other: 2.4 % wait longer than 2^15 s (acme_facts.md §2.5); the hold starts at
+    # 2^15 s, its share (1.5 %) and upper end (2^17 s) are chosen (presets.acme). Log-uniform
+    # over two powers of two: half of the holds are shorter than 2^16 s, a quarter than 2^15.5.
+    # Seren and Kalos hold by default (``HOLDS``); ``{}`` turns it off.
     from acmesim.cluster.presets.acme import HOLDS
 
+    assert HOLDS == {"by_type": {"Other": {"share": 0.015, "minimum": 2.0 ** 15,
+                                           "maximum": 2.0 ** 17}}}
     for name in ("seren", "kalos"):
-        assert not CLUSTERS.create(name).spec.eligibility.active
-    delay = CLUSTERS.create("seren", {"eligibility": HOLDS}).spec.eligibility
-    assert delay.by_type == (("Other", 0.015, 32768.0, 65536.0),) and delay.share == 0.0
+        delay = CLUSTERS.create(name).spec.eligibility
+        assert delay.active
+        assert delay.by_type == (("Other", 0.015, 32768.0, 131072.0),) and delay.share == 0.0
+        assert not CLUSTERS.create(name, {"eligibility": {}}).spec.eligibility.active
     types = ["Other", "Eval"] * 100_000
-    draws = delay.draw(np.random.default_rng(1), len(types), types)
+    draws = CLUSTERS.create("seren").spec.eligibility.draw(np.random.default_rng(1),
+                                                            len(types), types)
     other = draws[0::2]
     assert (draws[1::2] == 0).all()
     assert (other > 0).mean() == pytest.approx(0.015, abs=0.001)
-    assert np.median(other[other > 0]) == pytest.approx(2.0 ** 15.5, rel=0.05)
+    held = other[other > 0]
+    assert held.min() >= 2.0 ** 15 and held.max() < 2.0 ** 17
+    assert np.median(held) == pytest.approx(2.0 ** 16, rel=0.05)
+    assert (held < 2.0 ** 15.5).mean() == pytest.approx(0.25, abs=0.04)
+    # A preset's default is a fresh copy: changing one spec's dict does not change HOLDS.
+    CLUSTERS.create("seren").config.eligibility["by_type"]["Other"]["share"] = 0.5
+    assert CLUSTERS.create("seren").spec.eligibility.by_type[0][1] == 0.015
 
 
 def test_a_requeued_job_is_not_held_again():
