@@ -39,9 +39,16 @@ META_FIELD = b"acmesim_bench_trace"
 """Parquet metadata field: JSON of the generator options, module paths and their digest."""
 
 
+NO_HOLDS = {"eligibility": {}}
+"""The benchmark's cluster holds no job (the preset holds 1.5 % of Other's GPU jobs by default,
+``acmesim.cluster.presets.acme.HOLDS``): the reference loop has no eligibility delay, and its
+start times must equal acmesim's."""
+
+
 def scaled_spec(scale: int) -> ClusterSpec:
-    """Seren's cluster at ``scale`` x its nodes (``cluster.scale=K``)."""
-    return cluster_spec(PROFILE) if scale == 1 else cluster_spec(PROFILE, {"scale": scale})
+    """Seren's cluster at ``scale`` x its nodes (``cluster.scale=K``), without held jobs."""
+    options = NO_HOLDS if scale == 1 else {**NO_HOLDS, "scale": scale}
+    return cluster_spec(PROFILE, options)
 
 
 def trace_options(scale: int, days: float, seed: int) -> dict:

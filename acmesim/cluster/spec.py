@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from acmesim.cluster.eligibility import EligibilityDelay
 from acmesim.cluster.startup import StartupLatency
 from acmesim.core.errors import ConfigError
 
@@ -16,7 +17,9 @@ class ClusterSpec:
     GPU nodes sit under leaf switches (``nodes_per_leaf`` each), leaf switches under spine
     switches (``leaves_per_spine`` each). ``cpu_nodes`` CPU-only nodes form a separate CPU
     partition used only when CPU-only jobs are replayed. ``startup`` is the start-up latency of
-    GPU jobs in scheduled replays (``acmesim.cluster.startup``; a dict of its fields is accepted).
+    GPU jobs in scheduled replays (``acmesim.cluster.startup``; a dict of its fields is accepted),
+    ``eligibility`` the share of GPU jobs held by their users and for how long before they enter
+    the queue, in scheduled replays (``acmesim.cluster.eligibility``; a dict likewise).
     """
 
     name: str
@@ -30,9 +33,11 @@ class ClusterSpec:
     cpu_nodes: int = 0
     cpus_per_cpu_node: int = 128
     startup: StartupLatency = StartupLatency()
+    eligibility: EligibilityDelay = EligibilityDelay()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "startup", StartupLatency.of(self.startup))
+        object.__setattr__(self, "eligibility", EligibilityDelay.of(self.eligibility))
         positive = ("nodes", "gpus_per_node", "cpus_per_node", "nodes_per_leaf",
                     "leaves_per_spine", "cpus_per_cpu_node")
         for field in positive:

@@ -39,6 +39,11 @@ column.
   so `queue_delay` includes it, and `run_time` and `lost_gpu_time` exclude it (the GPUs count
   as allocated and busy in `utilization.csv` meanwhile). Only a job's first start has one; a
   restart pays the restart overhead instead. Recorded mode has none.
+- Eligibility delay (scheduled mode, GPU jobs; the cluster's `eligibility` option,
+  `acmesim/cluster/eligibility.py`): a job held by its user enters the pending queue only
+  after its hold, holding no GPUs meanwhile; its `submit_time` stays its submission, so
+  `queue_delay` includes the hold (Slurm counts a held job's queue time from its submission).
+  Only a job's first submission is held. Recorded mode has none.
 - Power and energy columns (`power_*` in `utilization.csv`, `energy_*` and
   `gpu_server_power_mean_w` in `summary.csv`, `energy_kwh` in `jobs.csv`) are filled by a power
   model (`power=linear|acme`) and are always present but **empty with `power=none`** (the

@@ -103,6 +103,11 @@ class Simulation:
                                else self.startup.astype(float, copy=False).data)
         """The same draws as Python floats by index (a view, no copy)."""
         self._launch_interval = spec.startup.launch_interval
+        holds = (spec.eligibility.draw(self.rng.stream("eligibility"), len(table), table.type)
+                 if mode == "scheduled" and spec.eligibility.active else None)
+        self.holds: list[float] | None = None if holds is None else holds.tolist()
+        """Eligibility delay of each job by index (scheduled mode, GPU jobs, first submission:
+        ``acmesim.cluster.eligibility``; drawn per job index like the start-up); None: none."""
         self._total = len(table)
         """Jobs of the table (the run ends when this many have ended)."""
         self.jobs = JobRecorder(len(table))
@@ -243,10 +248,10 @@ class Simulation:
             heappush(self._heap, (submit[end], NORMAL, next(self._eid),  # type: ignore[misc]
                                   (self._arrive, end, None)))
         self._events += 1
-        make = self._make_job
-        if end == begin + 1 and not self._arrival_hooks:
-            # one job and no extension's hook (most submit times): _enqueue((job,)), written
-            # out; the new job is PENDING already
+        make, holds = self._make_job, self.holds
+        if end == begin + 1 and not self._arrival_hooks and (holds is None or not holds[begin]):
+            # one job, no extension's hook and no hold (most submit times): _enqueue((job,)),
+            # written out; the new job is PENDING already
             job = make(begin)
             job.arrival_seq = next(self._seq)
             pool = job.pool
@@ -267,15 +272,41 @@ class Simulation:
             env._last_call = self._pass
 
     def _arrive_all(self, arrived: list[Job]) -> None:
-        """The arrivals of ``_on_arrivals`` that extensions' hooks see or that are several:
-        each extension's ``on_arrival`` sees each job before it is queued; the scheduler's
-        ``on_arrivals`` sees them all once all are queued."""
+        """The arrivals of ``_on_arrivals`` that extensions' hooks see, that are several or that
+        may be held: each extension's ``on_arrival`` sees each job before it is queued; a held
+        job is queued when its hold ends (``_hold_back``); the scheduler's ``on_arrivals`` sees
+        the others at once, once all are queued."""
         for hook in self._arrival_hooks:
             for job in arrived:
                 hook(job)
+        if self.holds is not None:
+            arrived = self._hold_back(arrived)
         self._enqueue(arrived)
-        if self._arrival_hook:
+        if self._arrival_hook and arrived:
             self.scheduler.on_arrivals(arrived, self.view)
+
+    def _hold_back(self, arrived: list[Job]) -> list[Job]:
+        """The jobs of ``arrived`` to queue now; each GPU job with a hold enters its pending
+        queue when the hold ends (``_on_eligible``), holding nothing meanwhile."""
+        holds, now = self.holds, self.env._now
+        assert holds is not None
+        ready = []
+        for job in arrived:
+            hold = holds[job.index] if job.pool == "gpu" else 0.0
+            if hold > 0.0:
+                self._call_direct(now + hold, self._on_eligible, job, None)
+            else:
+                ready.append(job)
+        return ready
+
+    def _on_eligible(self, job: Job, _: None) -> None:
+        """The hold of ``job`` ended: it enters its pending queue (the scheduler's
+        ``on_arrivals`` sees it now) and a pass is requested; its submit time stays."""
+        self._events += 1
+        self._enqueue((job,))
+        if self._arrival_hook:
+            self.scheduler.on_arrivals((job,), self.view)
+        self.request_pass()
 
     def _on_wake(self, indices: list[int]) -> None:
         """Recorded starts are due now: make sure a pass runs."""

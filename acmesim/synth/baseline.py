@@ -6,7 +6,8 @@ their reserved capacity admits them. Their *recorded starts* then come from one 
 one every scheduled replay is compared with: the GPU jobs (submit, GPUs, run time, type, user,
 final state; warm-up included) are replayed by ``acmesim.sim.replay_jobs`` in scheduled mode
 under ``scheduler=acme`` (its registered defaults, so a re-tuned baseline carries over) with the
-start-up latency of the profile's cluster preset. A job's recorded start is its start in that
+start-up latency and the eligibility delay (jobs held by their users) of the profile's cluster
+preset. A job's recorded start is its start in that
 replay (after its start-up latency) and its recorded end is start plus its unchanged run time,
 both rounded up to whole seconds. A job ``acme`` preempted records the last run it finished in,
 as Slurm's accounting does for a requeued job, whose submit time is reset at the requeue

@@ -12,7 +12,9 @@ on MLLM and Other (``user_caps``), into ``results/user_sensitivity.md``;
 ``--batch-sensitivity`` (alone) generates Seren traces whose evaluation batches are bounded in
 GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity.md``;
 ``--gang-sensitivity`` (alone) replays the Seren traces with Other's multi-node gangs held
-until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``. Usage::
+until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``;
+``--hold-sensitivity`` (alone) with the share of Other's jobs held by their users and the
+longest hold moved (``cluster.eligibility``), into ``results/hold_sensitivity.md``. Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
@@ -20,6 +22,7 @@ until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``. 
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --user-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --batch-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --gang-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --hold-sensitivity
 """
 
 from __future__ import annotations
@@ -262,16 +265,18 @@ def user_sensitivity(days: float, seeds: list[int]) -> str:
 
 
 GANG_HEADROOMS: tuple[tuple[str, dict], ...] = (
-    ("none (Other's gangs start on any free nodes)", {"gang_headroom": {}}),
+    ("none (Other's gangs start on any free nodes; the default)", {"gang_headroom": {}}),
     ("Other gangs of >= 2 nodes leave 256 GPUs", {"gang_headroom": {"Other": 256}}),
-    ("Other gangs of >= 2 nodes leave 512 GPUs (default)", {}),
+    ("Other gangs of >= 2 nodes leave 512 GPUs (the round's choice)",
+     {"gang_headroom": {"Other": 512}}),
     ("Other gangs of >= 2 nodes leave 640 GPUs", {"gang_headroom": {"Other": 640}}),
     ("Other gangs of >= 2 nodes leave 1,024 GPUs", {"gang_headroom": {"Other": 1024}}),
     ("Other gangs of >= 4 nodes leave 1,024 GPUs",
      {"gang_headroom": {"Other": 1024}, "gang_min_nodes": 4}),
 )
 """(label, ``acme`` options) of the rule-8 sensitivity runs (with the preset's start-up, Other's
-fitted without its wait tail): 1,024 GPUs is the largest pretraining job (acme_facts.md
+fitted without its wait tail, nobody held and unbounded evaluation batches: the round that
+measured it; ``gang_sensitivity``): 1,024 GPUs is the largest pretraining job (acme_facts.md
 §2.1), 256 and 512 a quarter and a half of it; 4 nodes are Other's box-plot outliers (32 GPUs
 and more, §2.3)."""
 
@@ -279,7 +284,8 @@ and more, §2.3)."""
 def gang_sensitivity(days: float, seeds: list[int]) -> str:
     """Other's tail, the mean and the checks failed per seed with Other's gangs held."""
     def cell(options: dict, seed: int) -> str:
-        result, _ = validate(trace("seren", days, seed), options=options, against="published")
+        result, _ = validate(batch_trace(days, seed, 0)[0], options=options, against="published",
+                             cluster_options=NOBODY_HELD)
         row = {r.type: r.simulated for r in result.types}
         failing = [f.split(":")[0] for r in result.types for f in r.failures] + [
             f.split(":")[0] for f in result.failures]
@@ -295,14 +301,18 @@ def gang_sensitivity(days: float, seeds: list[int]) -> str:
 
 
 EVAL_BATCH_BOUNDS: tuple[int, ...] = (0, 2288, 3432, 4576, 6864)
-"""GPU bounds of one evaluation batch (``GroupModel.gpu_max``; 0: none, the default) of the
-batch sensitivity runs: 1, 1.5, 2 and 3 times Seren's 2,288 GPUs."""
+"""GPU bounds of one evaluation batch (``GroupModel.gpu_max``; 0: none) of the batch
+sensitivity runs: 1, 1.5, 2 and 3 times Seren's 2,288 GPUs (3 times, 6,864, is the Seren
+profile's own, ``profiles.SEREN_EVAL_BATCHES``)."""
+NOBODY_HELD = {"eligibility": {}}
+"""Cluster options holding no job (the presets hold Other's tail by default)."""
 
 
 def batch_trace(days: float, seed: int, gpu_max: int) -> tuple[Path, dict[str, float]]:
     """A Seren trace whose evaluation batches hold at most ``gpu_max`` GPUs, and its arrival
     statistics (``burstiness``). Generated in-process from the Seren profile with the bound
-    set (``--starts packer``, as ``trace``); 0 is the default trace itself."""
+    set (``--starts packer``, as ``trace``); the profile's own bound is the default trace
+    itself (``trace``, the same bytes)."""
     import dataclasses
 
     from acmesim.analysis.characterize import burstiness
@@ -310,10 +320,10 @@ def batch_trace(days: float, seed: int, gpu_max: int) -> tuple[Path, dict[str, f
     from acmesim.trace.formats import write_acme_csv
 
     path = RUNS / f"seren_{days:g}d_seed{seed}_batch{gpu_max}.csv"
-    if gpu_max == 0:
+    seren = get_profile("seren")
+    if all(t.group.gpu_max == gpu_max for t in seren.types if t.group.kind == "batch"):
         path = trace("seren", days, seed)
         return path, burstiness(load_trace(path))
-    seren = get_profile("seren")
     name = f"seren-batch{gpu_max}"
     types = tuple(dataclasses.replace(t, group=dataclasses.replace(t.group, gpu_max=gpu_max))
                   if t.group.kind == "batch" else t for t in seren.types)
@@ -350,8 +360,8 @@ def batch_sensitivity(days: float, seeds: list[int]) -> str:
                 f"{stats['max_median_hourly']:,.0f} / {100 * stats['top5_user_share']:.1f}")
             print(f"batch bound {gpu_max}, seed {seed}: {checks[gpu_max, seed]}; arrivals "
                   f"{arrivals[gpu_max, seed]}", flush=True)
-    variants = [("none (default)" if g == 0 else f"{g:,} GPUs", {"gpu_max": g})
-                for g in EVAL_BATCH_BOUNDS]
+    variants = [("none" if g == 0 else f"{g:,} GPUs{' (default)' if g == 6864 else ''}",
+                 {"gpu_max": g}) for g in EVAL_BATCH_BOUNDS]
     first = per_seed_table(
         f"Seren, {days:g} days; evaluation batches of at most the given GPUs "
         "(`GroupModel.gpu_max`): Eval p95 / p99 (published 809 / 4,206 s), mean queue (446 s) "
@@ -362,6 +372,67 @@ def batch_sensitivity(days: float, seeds: list[int]) -> str:
         "hourly / top-5 users % (published 14.7 / 32.1 / 272 / 63.7)", "batch bound", seeds,
         variants, lambda v, seed: arrivals[v["gpu_max"], seed])
     return first + "\n" + second
+
+
+def _holds(share: float, maximum: float = 2.0 ** 16) -> dict:
+    """Cluster options holding ``share`` of Other's GPU jobs 2^15 s to ``maximum`` s."""
+    return {"eligibility": {"by_type": {"Other": {"share": share, "minimum": 2.0 ** 15,
+                                                  "maximum": maximum}}}}
+
+
+NO_RULE_8 = {"gang_headroom": {}}
+"""``acme`` without rule 8 (Other's gangs start on any free nodes; the default)."""
+RULE_8 = {"gang_headroom": {"Other": 512}}
+"""``acme`` with rule 8 as the previous defaults had it (Other's gangs leave 512 GPUs)."""
+HOLD_VARIANTS: tuple[tuple[str, int, dict, dict], ...] = (
+    ("no job held, rule 8 on (the previous defaults)", 0, RULE_8, NOBODY_HELD),
+    ("no job held, rule 8 off", 0, NO_RULE_8, NOBODY_HELD),
+    ("1.2 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.012)),
+    ("1.5 %, 2^15-2^16 s, rule 8 off (candidate A)", 0, NO_RULE_8, _holds(0.015)),
+    ("1.8 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.018)),
+    ("2.0 %, 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.02)),
+    ("2.4 % (the published share), 2^15-2^16 s, rule 8 off", 0, NO_RULE_8, _holds(0.024)),
+    ("1.5 %, 2^15-2^17 s, rule 8 off", 0, NO_RULE_8, _holds(0.015, 2.0 ** 17)),
+    ("1.5 %, 2^15-2^18 s, rule 8 off", 0, NO_RULE_8, _holds(0.015, 2.0 ** 18)),
+    ("1.5 %, 2^15-2^16 s, rule 8 on", 0, RULE_8, _holds(0.015)),
+    ("evaluation batches <= 6,864 GPUs, no job held, rule 8 on", 6864, RULE_8, NOBODY_HELD),
+    ("evaluation batches <= 6,864 GPUs, 1.5 %, 2^15-2^17 s, rule 8 off (candidate B, the "
+     "defaults)", 6864, NO_RULE_8, _holds(0.015, 2.0 ** 17)),
+    ("evaluation batches <= 6,864 GPUs, 2.0 %, 2^15-2^17 s, rule 8 off", 6864, NO_RULE_8,
+     _holds(0.02, 2.0 ** 17)),
+)
+"""(label, evaluation batch bound in GPUs (``batch_trace``; 0: none), ``acme`` options, cluster
+options) of the eligibility-delay runs: the share of Other's GPU jobs held by their users, the
+log-uniform hold's upper end (``presets.acme.HOLDS``, the presets' default since candidate B
+was adopted), rule 8 and the batch bound, each given explicitly."""
+
+
+def hold_sensitivity(days: float, seeds: list[int]) -> str:
+    """Other's tail, its share above 2^15 s, the mean and the checks failed per seed with Other's
+    jobs held by their users (share and longest hold moved), with and without rule 8 and the
+    evaluation batch bound."""
+    def cell(variant: tuple[int, dict, dict], seed: int) -> str:
+        bound, options, cluster_options = variant
+        result, run = validate(batch_trace(days, seed, bound)[0], options=options,
+                               against="published", cluster_options=cluster_options)
+        frame = run["simulated_frame"]
+        other = frame.loc[frame["type"] == "Other", "queue"]
+        row = {r.type: r.simulated for r in result.types}
+        failing = [f.split(":")[0] for r in result.types for f in r.failures] + [
+            f.split(":")[0] for f in result.failures]
+        text = (f"Other {fmt(row['Other'][95])} / {fmt(row['Other'][99])}, "
+                f"{100 * (other > 2 ** 15).mean():.2f} % > 2^15 s; "
+                f"mean {result.cluster['queue_mean']['simulated']:,.0f}; "
+                f"{checks_failed(result)} ({', '.join(failing)})")
+        print(f"{variant}, seed {seed}: {text}", flush=True)
+        return text
+
+    return per_seed_table(f"Seren, {days:g} days; Other's GPU jobs held by their users "
+                          "(`cluster.eligibility`, log-uniform hold from 2^15 s): Other p95 / "
+                          "p99 (published 68 / > 32,768 s), its share waiting > 2^15 s "
+                          "(published 2.4 %), mean queue (446 s) and checks failed of 27 "
+                          "(which), per seed", "share held, hold range, rule 8", seeds,
+                          [(label, (b, o, c)) for label, b, o, c in HOLD_VARIANTS], cell)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -382,7 +453,14 @@ def main(argv: list[str] | None = None) -> int:
                         "(results/batch_sensitivity.md)")
     p.add_argument("--gang-sensitivity", action="store_true",
                    help="only the Other gang headroom sensitivity (results/gang_sensitivity.md)")
+    p.add_argument("--hold-sensitivity", action="store_true",
+                   help="only the eligibility delay sensitivity (results/hold_sensitivity.md)")
     args = p.parse_args(argv)
+    if args.hold_sensitivity:
+        text = hold_sensitivity(args.days, args.seeds)
+        atomic_write_text(RESULTS / "hold_sensitivity.md", text)
+        print(text)
+        return 0
     if args.gang_sensitivity:
         text = gang_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "gang_sensitivity.md", text)

@@ -193,14 +193,18 @@ def test_a_gang_headroom_holds_multi_node_jobs_of_the_type_until_gpus_stay_free(
     options = {"pool": 1.0, "best_effort": {}, "gang_headroom": {}}
     jobs, _ = run(rows, "acme", nodes=4, options={**options, "gang_headroom": {"Other": 16}})
     assert starts(jobs) == {"o1": 0.0, "o2": 100.0, "o3": 6.0, "s1": 7.0}
-    # By default Other's gangs leave 512 GPUs, more than 32 GPUs can leave beside o2: it
+    # A headroom of 512 GPUs (the earlier default), more than 32 GPUs can leave beside o2: it
     # starts when the cluster is otherwise empty, here at the same t=100.
-    assert SCHEDULERS.create("acme", {}).config.gang_headroom == {"Other": 512}
-    default, _ = run(rows, "acme", nodes=4, options={"pool": 1.0, "best_effort": {}})
-    assert starts(default) == starts(jobs)
+    large, _ = run(rows, "acme", nodes=4, options={**options, "gang_headroom": {"Other": 512}})
+    assert starts(large) == starts(jobs)
     # Without it o2 takes two whole nodes at once (t=5), and s1 waits for its end (t=55).
     plain, _ = run(rows, "acme", nodes=4, options=options)
     assert starts(plain) == {"o1": 0.0, "o2": 5.0, "o3": 6.0, "s1": 55.0}
+    # Rule 8 is off by default (Other's tail is its held jobs, the presets' eligibility): the
+    # default replays as without it.
+    assert SCHEDULERS.create("acme", {}).config.gang_headroom == {}
+    default, _ = run(rows, "acme", nodes=4, options={"pool": 1.0, "best_effort": {}})
+    assert starts(default) == starts(plain)
     # From 3 nodes on, o2 (2 nodes) is no gang: as without the rule.
     wide, _ = run(rows, "acme", nodes=4,
                   options={**options, "gang_headroom": {"Other": 16}, "gang_min_nodes": 3})

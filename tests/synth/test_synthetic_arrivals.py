@@ -175,3 +175,32 @@ def test_split_pieces_arrive_in_their_parents_part_outside_quiet_spells():
     later = np.r_[1:4, 5:16]
     inside = np.searchsorted(spells[:, 0], new_times[later], side="right") - 1
     assert not ((inside >= 0) & (new_times[later] < spells[np.maximum(inside, 0), 1])).any()
+
+
+def test_seren_s_evaluation_batches_are_bounded_at_6864_gpus_and_kalos_s_are_not(monkeypatch):
+    # Seren's evaluation batches are split into pieces of at most 3 x 2,288 = 6,864 GPUs
+    # (profiles.SEREN_EVAL_BATCHES, chosen); Kalos's are not bounded. Generating Seren's Eval
+    # jobs for 60 days (seed 2) draws batches beyond the bound, and every batch the generator
+    # keeps is within it; Kalos's Eval jobs never reach the split.
+    calls = []
+    real = arrivals.split_batches
+
+    def spy(sizes, gpus, gpu_max):
+        out = real(sizes, gpus, gpu_max)
+        calls.append((sizes * gpus, gpu_max, out[1] * out[2]))
+        return out
+
+    monkeypatch.setattr(arrivals, "split_batches", spy)
+    for name in ("seren", "kalos"):
+        profile = get_profile(name)
+        generator = _Generator(profile, 60, 2, starts="packer")
+        index = next(i for i, t in enumerate(profile.types) if t.name == "Eval")
+        jobs = generator._type_jobs(index)
+        assert len(jobs.gpus) > 0
+        if name == "kalos":
+            assert not calls[1:] and profile.types[index].group.gpu_max == 0
+    assert len(calls) == 1
+    drawn, gpu_max, kept = calls[0]
+    assert gpu_max == 6864 == 3 * 2288
+    assert drawn.max() > 6864  # the bound acts on this trace
+    assert kept.max() <= 6864 and kept.sum() == drawn.sum()  # every GPU kept, within it

@@ -39,6 +39,9 @@ class ClusterOptions:
     """CPU threads per CPU-only node."""
     startup: dict = dataclasses.field(default_factory=dict)
     """Start-up latency of GPU jobs (``StartupLatency`` fields; empty: none)."""
+    eligibility: dict = dataclasses.field(default_factory=dict)
+    """GPU jobs held by their users before they enter the queue (``EligibilityDelay`` fields;
+    empty: none)."""
     scale: float = 1.0
     """K x the nodes and CPU nodes (same switch sizes, so K x the leaf and spine switches);
     K >= 1 with K x nodes whole, e.g. cluster=seren cluster.scale=44 (12,584 nodes)."""

@@ -28,8 +28,12 @@ This is the configurable *family* of reservation policies for what-if studies; t
 baseline ``acme`` (``acme.py``) is one fixed member of it (pretraining may reclaim every node,
 the other teams share a pool sized to their published share of GPU time, evaluation runs
 best-effort beyond it, submissions take fair turns, Debug jobs run in pretraining's quota
-through ``quota_of``), with its parameters derived or chosen to reproduce the published
-queueing. Compare a variant of this family with ``acme``.
+through ``quota_of``; beyond the family, MLLM as a team of its own quota, and per-user limits
+and gang headroom, both off by default), with its parameters derived or chosen to reproduce
+the published queueing. Compare a variant of this family with ``acme``. What is not the
+scheduler's is the cluster's and holds under every scheduler, this family's included: the
+Seren and Kalos presets' start-up latency and their jobs held by their users (1.5 % of Other's
+GPU jobs, 2^15-2^17 s; ``acmesim.cluster.presets.acme``).
 
 Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
