@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from acmesim.cluster.per_type import type_rows
 from acmesim.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -117,24 +118,14 @@ def _type_table(value: Any, minimum: float, maximum: float
                 ) -> tuple[tuple[str, float, float, float], ...]:
     """``by_type`` as sorted (type, share, minimum, maximum) tuples, each checked (a row
     without its own ``minimum`` or ``maximum`` takes the cluster's; without ``share``, 0)."""
-    if isinstance(value, tuple):
-        items = [(row[0], dict(zip(HOLD_FIELDS, row[1:], strict=True))) for row in value]
-    elif isinstance(value, Mapping):
-        items = list(value.items())
-    else:
-        raise ConfigError(f"eligibility by_type must map a job type to {list(HOLD_FIELDS)}, "
-                          f"got {value!r}")
     table = []
-    for name, fields in sorted(items, key=lambda item: str(item[0])):
-        if not isinstance(fields, Mapping) or set(fields) - set(HOLD_FIELDS):
-            raise ConfigError(f"eligibility by_type[{name!r}] must be a dict of "
-                              f"{list(HOLD_FIELDS)}, got {fields!r}")
-        row = {"share": 0.0, "minimum": minimum, "maximum": maximum, **fields}
+    defaults = {"share": 0.0, "minimum": minimum, "maximum": maximum}
+    for name, fields, row in type_rows(value, HOLD_FIELDS, defaults, "eligibility"):
         try:
             share, low, high = (float(row[k]) for k in HOLD_FIELDS)
         except (TypeError, ValueError):
             raise ConfigError(f"eligibility by_type[{name!r}] needs numbers, got "
                               f"{fields!r}") from None
         _check(f"eligibility by_type[{name!r}]", share, low, high)
-        table.append((str(name), share, low, high))
+        table.append((name, share, low, high))
     return tuple(table)

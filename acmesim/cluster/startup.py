@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from acmesim.cluster.per_type import type_rows
 from acmesim.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -126,24 +127,14 @@ def _type_table(value: Any, maximum: float
                 ) -> tuple[tuple[str, float, float, float, float], ...]:
     """``by_type`` as sorted (type, minimum, median, sigma, maximum) tuples, each checked (a
     type without its own ``maximum`` takes the cluster's)."""
-    if isinstance(value, tuple):
-        items = [(row[0], dict(zip(TYPE_FIELDS, row[1:], strict=True))) for row in value]
-    elif isinstance(value, Mapping):
-        items = list(value.items())
-    else:
-        raise ConfigError(f"startup by_type must map a job type to {list(TYPE_FIELDS)}, "
-                          f"got {value!r}")
     table = []
-    for name, fields in sorted(items, key=lambda item: str(item[0])):
-        if not isinstance(fields, Mapping) or set(fields) - set(TYPE_FIELDS):
-            raise ConfigError(f"startup by_type[{name!r}] must be a dict of "
-                              f"{list(TYPE_FIELDS)}, got {fields!r}")
-        row = {"minimum": 0.0, "median": 0.0, "sigma": 0.0, "maximum": maximum, **fields}
+    defaults = {"minimum": 0.0, "median": 0.0, "sigma": 0.0, "maximum": maximum}
+    for name, fields, row in type_rows(value, TYPE_FIELDS, defaults, "startup"):
         low, mid, spread, cap = (float(row[k]) for k in TYPE_FIELDS)
         if not (0.0 <= low <= mid <= cap and spread >= 0.0):
             raise ConfigError(f"startup by_type[{name!r}] needs 0 <= minimum <= median <= "
                               f"maximum and sigma >= 0, got {fields!r}")
-        table.append((str(name), low, mid, spread, cap))
+        table.append((name, low, mid, spread, cap))
     return tuple(table)
 
 
