@@ -14,7 +14,8 @@ uniform draws, ``U`` (held if ``U < share``) and ``V``, by job index from its ow
 (``eligibility``), so a job's hold depends neither on the schedule nor on the other jobs'
 types. The default (``share`` 0 everywhere) holds nobody. Cluster presets set their own
 (``acmesim.cluster.presets.acme``: Seren and Kalos hold 1.5 % of Other's GPU jobs for 2^15 to
-2^17 s, ``HOLDS``); ``cluster.eligibility={}`` turns it off,
+2^17 s and 1 % of MLLM's for 2^13 to 2^15 s, ``HOLDS``); ``cluster.eligibility={}`` turns it
+off,
 ``cluster.eligibility={by_type:{Other:{share:0.02,minimum:32768,maximum:65536}}}`` sets
 another.
 """

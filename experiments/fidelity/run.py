@@ -14,7 +14,10 @@ GPUs (``GroupModel.gpu_max``) and replays them, into ``results/batch_sensitivity
 ``--gang-sensitivity`` (alone) replays the Seren traces with Other's multi-node gangs held
 until GPUs stay free (``gang_headroom``), into ``results/gang_sensitivity.md``;
 ``--hold-sensitivity`` (alone) with the share of Other's jobs held by their users and the
-longest hold moved (``cluster.eligibility``), into ``results/hold_sensitivity.md``. Usage::
+longest hold moved (``cluster.eligibility``), into ``results/hold_sensitivity.md``;
+``--mllm-sensitivity`` (alone) with MLLM's jobs held by their users and its team quota moved,
+into ``results/mllm_sensitivity.md`` (``--seeds 4 5``, ``--cluster kalos``: a file of their
+own; ``--only``: the variants whose label starts so). Usage::
 
     python experiments/fidelity/run.py [--days 183] [--seeds 1 2 3] [--sensitivity]
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --kalos-sensitivity
@@ -23,6 +26,7 @@ longest hold moved (``cluster.eligibility``), into ``results/hold_sensitivity.md
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --batch-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --gang-sensitivity
     python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --hold-sensitivity
+    python experiments/fidelity/run.py --days 183 --seeds 1 2 3 --mllm-sensitivity
 """
 
 from __future__ import annotations
@@ -435,6 +439,147 @@ def hold_sensitivity(days: float, seeds: list[int]) -> str:
                           [(label, (b, o, c)) for label, b, o, c in HOLD_VARIANTS], cell)
 
 
+def mllm_holds(share: float, minimum: float, maximum: float) -> dict:
+    """Cluster options holding ``share`` of MLLM's GPU jobs ``minimum`` to ``maximum`` s, on
+    top of the presets' own holds (``HOLDS``: Other's)."""
+    import copy
+
+    from acmesim.cluster.presets.acme import HOLDS
+
+    holds = copy.deepcopy(HOLDS)
+    holds["by_type"].pop("MLLM", None)
+    if share > 0.0:
+        holds["by_type"]["MLLM"] = {"share": share, "minimum": minimum, "maximum": maximum}
+    return {"eligibility": holds}
+
+
+def share_for_p99(minimum: float, maximum: float, p99: float = 12103.0) -> float:
+    """The share held for ``minimum``-``maximum`` s (log-uniform) whose holds alone put 1 % of
+    the jobs above ``p99`` (MLLM's published p99, acme_facts.md §2.5): 1 % over the hold's
+    mass above it, ``ln(maximum / p99) / ln(maximum / minimum)``."""
+    return 0.01 * math.log(maximum / minimum) / math.log(maximum / p99)
+
+
+MLLM_HOLDS: tuple[tuple[str, float, float, float], ...] = (
+    ("none", 0.0, 1.0, 1.0),
+    ("1.0 %, 2^13-2^15 s", 0.01, 2.0 ** 13, 2.0 ** 15),
+    ("1.39 % (p99), 2^13-2^15 s", round(share_for_p99(2.0 ** 13, 2.0 ** 15), 4),
+     2.0 ** 13, 2.0 ** 15),
+    ("2.09 % (p99), 2^12-2^15 s", round(share_for_p99(2.0 ** 12, 2.0 ** 15), 4),
+     2.0 ** 12, 2.0 ** 15),
+)
+"""(label, share, shortest, longest hold) of MLLM's held jobs in the MLLM sensitivity runs:
+the longest hold is the figure's axis end (2^15 s; unlike Other's, no MLLM share beyond it is
+published), the shortest an octave or two below the p99 [chosen], and "(p99)" marks the share
+whose holds alone give the published p99 (``share_for_p99``) [derived]."""
+MLLM_QUOTAS: tuple[float | None, ...] = (0.17, 0.2, 0.25, 0.3, None)
+"""MLLM team quotas (rule 6) of the MLLM sensitivity runs (None: no team, MLLM in the pool)."""
+
+
+def startup_without(name: str, tail: float) -> dict:
+    """Cluster options whose Seren start-up of type ``name`` is fitted leaving out ``tail``
+    of its jobs (``published_startup``'s tails, as Other's), the other types the presets'."""
+    from acmesim.cluster.presets.acme import (
+        SEREN_STARTUP,
+        WAIT_TAIL_BY_TYPE,
+        published_startup,
+    )
+
+    rows = published_startup("seren", {**WAIT_TAIL_BY_TYPE, name: tail})
+    return {"startup": {**SEREN_STARTUP, "by_type": rows}}
+
+
+PREVIOUS_MLLM = ("none", 0.17, False)
+"""(hold, quota, start-up of the rest) of the defaults before MLLM's holds were adopted."""
+ADOPTED_MLLM = ("1.0 %, 2^13-2^15 s", 0.2, True)
+"""(hold, quota, start-up of the rest) of the defaults since (``presets.acme.HOLDS``,
+``WAIT_TAIL_BY_TYPE``; ``acme``'s ``team_quotas``)."""
+
+
+def mllm_variants(cluster: str = "seren") -> list[tuple[str, tuple[dict, dict]]]:
+    """(label, (``acme`` options, cluster options)) of every MLLM hold x team quota, and of
+    the holds with MLLM's start-up fitted to the jobs not held, each given explicitly (on
+    Kalos, which has its own start-up and no MLLM jobs, the holds and quotas only)."""
+    variants = []
+    for hold, share, low, high in MLLM_HOLDS:
+        for refit in (False, True) if share > 0.0 else (False,):
+            for quota in MLLM_QUOTAS:
+                team = "off" if quota is None else f"{quota:g}"
+                mark = {PREVIOUS_MLLM: " (the previous defaults)",
+                        ADOPTED_MLLM: " (the defaults)"}.get((hold, quota, refit), "")
+                options = {"team_quotas": {} if quota is None else {"MLLM": quota}}
+                cluster_options = mllm_holds(share, low, high)
+                if cluster == "seren":
+                    cluster_options |= startup_without("MLLM", share if refit else 0.0)
+                fit = ", start-up of the rest" if refit else ""
+                variants.append((f"held {hold}{fit}; quota {team}{mark}",
+                                 (options, cluster_options)))
+    return variants
+
+
+def failing(result: Any) -> list[str]:
+    """A validation result's failing checks, short, with their values."""
+    def short(text: str) -> str:
+        name, _, value = text.partition(": ")
+        simulated = value.split(" vs ")[0]
+        ratio = value.split("(")[-1].rstrip(")") if "(x" in value else ""
+        return f"{name} {simulated}{f' ({ratio})' if ratio else ''}"
+
+    return [short(f) for r in result.types for f in r.failures] + [
+        short(f) for f in result.failures]
+
+
+def mllm_cell(days: float, seed: int, options: dict, cluster_options: dict,
+              cluster: str = "seren") -> str:
+    """One replay's cell of the MLLM table: MLLM p90 / p95 / p99, the mean and the failing
+    checks (Kalos: mean / median). Kept in ``runs/cells/`` by its replay's inputs (delete it
+    after a change of the code: the key does not see the code)."""
+    import hashlib
+
+    key = repr((cluster, days, seed, options, cluster_options)).encode()
+    cached = RUNS / "cells" / f"{hashlib.sha1(key).hexdigest()}.txt"
+    if cached.is_file():
+        return cached.read_text()
+    text = _mllm_cell(days, seed, options, cluster_options, cluster)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(cached, text)
+    return text
+
+
+def _mllm_cell(days: float, seed: int, options: dict, cluster_options: dict,
+               cluster: str) -> str:
+    """``mllm_cell``, replayed."""
+    result, _ = validate(trace(cluster, days, seed), options=options, against="published",
+                         cluster_options=cluster_options)
+    mean = result.cluster["queue_mean"]["simulated"]
+    if cluster == "kalos":
+        median = result.cluster["queue_median"]["simulated"]
+        text = f"{mean:,.0f} / {median:.1f}; {checks_failed(result)}"
+    else:
+        mllm = next(row.simulated for row in result.types if row.type == "MLLM")
+        text = (f"MLLM {fmt(mllm[90])} / {fmt(mllm[95])} / {fmt(mllm[99])}; mean {mean:,.0f}; "
+                f"{checks_failed(result)} ({', '.join(failing(result))})")
+    print(f"{cluster} seed {seed} {options} {cluster_options}: {text}", flush=True)
+    return text
+
+
+def mllm_sensitivity(days: float, seeds: list[int], only: Sequence[str] = (),
+                     cluster: str = "seren") -> str:
+    """MLLM's tail, the mean and the failing checks per seed for every MLLM hold x team quota
+    (``only``: the variants whose label starts with one of these)."""
+    variants = [(label, v) for label, v in mllm_variants(cluster)
+                if not only or any(label.startswith(o) for o in only)]
+    what = ("mean / median queue (s; published 214 / 17) and checks failed" if cluster ==
+            "kalos" else "MLLM p90 / p95 / p99 (s; published 10 / 147 / 12,103), mean queue "
+            "(446 s) and checks failed of 27 (which, with their values)")
+    return per_seed_table(
+        f"{cluster.capitalize()}, {days:g} days; MLLM's GPU jobs held by their users "
+        f"(`cluster.eligibility` by_type MLLM, log-uniform, on top of Other's `HOLDS`) x "
+        f"MLLM's team quota (`acme` rule 6): {what}, per seed", "MLLM held, team quota",
+        seeds, variants,
+        lambda v, seed: mllm_cell(days, seed, v[0], v[1], cluster))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -455,7 +600,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the Other gang headroom sensitivity (results/gang_sensitivity.md)")
     p.add_argument("--hold-sensitivity", action="store_true",
                    help="only the eligibility delay sensitivity (results/hold_sensitivity.md)")
+    p.add_argument("--mllm-sensitivity", action="store_true",
+                   help="only the MLLM hold x team quota sensitivity "
+                        "(results/mllm_sensitivity.md)")
+    p.add_argument("--only", nargs="+", default=[],
+                   help="with --mllm-sensitivity: only the variants whose label starts so")
+    p.add_argument("--cluster", default="seren", choices=("seren", "kalos"),
+                   help="with --mllm-sensitivity: the cluster replayed")
     args = p.parse_args(argv)
+    if args.mllm_sensitivity:
+        text = mllm_sensitivity(args.days, args.seeds, args.only, args.cluster)
+        name = ("mllm_sensitivity" + ("" if args.cluster == "seren" else f"_{args.cluster}")
+                + ("" if args.seeds == [1, 2, 3] else "_seeds" + "-".join(map(str, args.seeds))))
+        atomic_write_text(RESULTS / f"{name}.md", text)
+        print(text)
+        return 0
     if args.hold_sensitivity:
         text = hold_sensitivity(args.days, args.seeds)
         atomic_write_text(RESULTS / "hold_sensitivity.md", text)

@@ -144,33 +144,39 @@ def test_bad_eligibility_is_rejected():
     assert not CLUSTERS.create("tiny").spec.eligibility.active
 
 
-def test_the_presets_hold_1_5_percent_of_other_for_2_15_to_2_17_s_by_default():
+def test_the_presets_hold_other_and_mllm_by_default():
     # Seren's Other: 2.4 % wait longer than 2^15 s (acme_facts.md §2.5); the hold starts at
-    # 2^15 s, its share (1.5 %) and upper end (2^17 s) are chosen (presets.acme). Log-uniform
-    # over two powers of two: half of the holds are shorter than 2^16 s, a quarter than 2^15.5.
-    # Seren and Kalos hold by default (``HOLDS``); ``{}`` turns it off.
+    # 2^15 s, its share (1.5 %) and upper end (2^17 s) are chosen (presets.acme). Seren's MLLM:
+    # p99 12,103 s (§2.5); 1 % held for 2^13 to 2^15 s, all chosen. Log-uniform over two powers
+    # of two: half of the holds are shorter than the middle power (2^16 s, 2^14 s), a quarter
+    # shorter than the quarter point (2^15.5 s, 2^13.5 s). Seren and Kalos hold by default
+    # (``HOLDS``); ``{}`` turns it off.
     from acmesim.cluster.presets.acme import HOLDS
 
     assert HOLDS == {"by_type": {"Other": {"share": 0.015, "minimum": 2.0 ** 15,
-                                           "maximum": 2.0 ** 17}}}
+                                           "maximum": 2.0 ** 17},
+                                 "MLLM": {"share": 0.01, "minimum": 2.0 ** 13,
+                                          "maximum": 2.0 ** 15}}}
     for name in ("seren", "kalos"):
         delay = CLUSTERS.create(name).spec.eligibility
         assert delay.active
-        assert delay.by_type == (("Other", 0.015, 32768.0, 131072.0),) and delay.share == 0.0
+        assert delay.by_type == (("MLLM", 0.01, 8192.0, 32768.0),
+                                 ("Other", 0.015, 32768.0, 131072.0)) and delay.share == 0.0
         assert not CLUSTERS.create(name, {"eligibility": {}}).spec.eligibility.active
-    types = ["Other", "Eval"] * 100_000
+    types = ["Other", "Eval", "MLLM"] * 100_000
     draws = CLUSTERS.create("seren").spec.eligibility.draw(np.random.default_rng(1),
                                                             len(types), types)
-    other = draws[0::2]
-    assert (draws[1::2] == 0).all()
-    assert (other > 0).mean() == pytest.approx(0.015, abs=0.001)
-    held = other[other > 0]
-    assert held.min() >= 2.0 ** 15 and held.max() < 2.0 ** 17
-    assert np.median(held) == pytest.approx(2.0 ** 16, rel=0.05)
-    assert (held < 2.0 ** 15.5).mean() == pytest.approx(0.25, abs=0.04)
+    assert (draws[1::3] == 0).all()
+    for drawn, share, low in ((draws[0::3], 0.015, 15), (draws[2::3], 0.01, 13)):
+        assert (drawn > 0).mean() == pytest.approx(share, abs=0.001)
+        held = drawn[drawn > 0]
+        assert held.min() >= 2.0 ** low and held.max() < 2.0 ** (low + 2)
+        assert np.median(held) == pytest.approx(2.0 ** (low + 1), rel=0.05)
+        assert (held < 2.0 ** (low + 0.5)).mean() == pytest.approx(0.25, abs=0.04)
     # A preset's default is a fresh copy: changing one spec's dict does not change HOLDS.
     CLUSTERS.create("seren").config.eligibility["by_type"]["Other"]["share"] = 0.5
-    assert CLUSTERS.create("seren").spec.eligibility.by_type[0][1] == 0.015
+    rows = {row[0]: row for row in CLUSTERS.create("seren").spec.eligibility.by_type}
+    assert rows["Other"][1] == 0.015
 
 
 def test_a_requeued_job_is_not_held_again():

@@ -150,17 +150,20 @@ def test_a_team_quota_delays_the_teams_jobs_beyond_it_and_no_others():
         SCHEDULERS.create("acme", {"team_quotas": {"MLLM": 1.5}})
 
 
-def test_by_default_mllm_is_a_team_of_17_percent_of_the_gpus():
-    # The default quota: int(0.17 x 32) = 5 GPUs. m1 (4 GPUs) starts at once; m2 (2 GPUs,
-    # t=5) would take the team to 6 > 5 and waits for m1's end (t=100) while 26 GPUs are free;
-    # m3 (8 GPUs, larger than the quota, t=120) starts when the team holds nothing: at m2's
-    # end, 100 + 50 = 150. An Other job of m2's shape (outside the team) starts at once.
+def test_by_default_mllm_is_a_team_of_20_percent_of_the_gpus():
+    # The default quota: int(0.2 x 32) = 6 GPUs (at 0.17, 5). m1 (4 GPUs) starts at once; m2
+    # (2 GPUs, t=5) takes the team to 6 <= 6 and starts at once too (at 0.17 it would wait for
+    # m1's end, 100); m3 (2 GPUs, t=10) would take it to 8 > 6 and waits for m2's end (55)
+    # while 26 GPUs are free; m4 (8 GPUs, larger than the quota, t=90) starts when the team
+    # holds nothing: at m3's end, 55 + 50 = 105 (after m1's, 100). An Other job of m3's shape
+    # (outside the team) starts at once.
     rows = [("m1", "b", "MLLM", 0, 100, 4, 1), ("m2", "b", "MLLM", 5, 50, 2, 1),
-            ("o1", "c", "Other", 5, 50, 2, 1), ("m3", "c", "MLLM", 120, 10, 8, 1)]
+            ("m3", "b", "MLLM", 10, 50, 2, 1), ("o1", "c", "Other", 10, 50, 2, 1),
+            ("m4", "c", "MLLM", 90, 10, 8, 1)]
     options = {**POOL_8, "best_effort": {"MLLM": 0, "Other": 0}}
     jobs, _ = run(rows, "acme", nodes=4, options=options)
-    assert starts(jobs) == {"m1": 0.0, "m2": 100.0, "o1": 5.0, "m3": 150.0}
-    assert SCHEDULERS.create("acme", {}).config.team_quotas == {"MLLM": 0.17}
+    assert starts(jobs) == {"m1": 0.0, "m2": 5.0, "m3": 55.0, "o1": 10.0, "m4": 105.0}
+    assert SCHEDULERS.create("acme", {}).config.team_quotas == {"MLLM": 0.2}
 
 
 def test_a_user_limit_delays_that_users_jobs_beyond_it_and_no_others():

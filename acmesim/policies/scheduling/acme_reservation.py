@@ -33,7 +33,7 @@ and gang headroom, both off by default), with its parameters derived or chosen t
 the published queueing. Compare a variant of this family with ``acme``. What is not the
 scheduler's is the cluster's and holds under every scheduler, this family's included: the
 Seren and Kalos presets' start-up latency and their jobs held by their users (1.5 % of Other's
-GPU jobs, 2^15-2^17 s; ``acmesim.cluster.presets.acme``).
+GPU jobs for 2^15-2^17 s, 1 % of MLLM's for 2^13-2^15 s; ``acmesim.cluster.presets.acme``).
 
 Default quota: pretraining reserves 80% of the nodes. [Derived assumption] Pretraining is 69.5%
 of Seren's GPU time (acme_facts.md §2.2) at about 59% average allocation (§2.1), i.e. about 41%
