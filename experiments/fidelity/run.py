@@ -44,6 +44,7 @@ import pandas as pd
 from acmesim import load_trace
 from acmesim.cli.commands.validate import validate
 from acmesim.core.atomic import atomic_write_csv, atomic_write_text
+from acmesim.policies.scheduling.acme import _team_quotas as acme_team_quotas
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "runs"
@@ -221,7 +222,7 @@ def kalos_sensitivity(days: float, seeds: list[int]) -> str:
 
 TEAM_QUOTAS: tuple[float, ...] = (0.15, 0.17, 0.2, 0.3)
 """MLLM team quotas (share of the GPUs) of the rule-6 sensitivity runs."""
-DEFAULT_TEAM_QUOTA = 0.17
+DEFAULT_TEAM_QUOTA = acme_team_quotas()["MLLM"]
 """``acme``'s default MLLM team quota (rule 6), marked in the table."""
 
 
