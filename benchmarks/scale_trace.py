@@ -40,9 +40,9 @@ META_FIELD = b"acmesim_bench_trace"
 
 
 NO_HOLDS = {"eligibility": {}}
-"""The benchmark's cluster holds no job (the preset holds 1.5 % of Other's GPU jobs by default,
-``acmesim.cluster.presets.acme.HOLDS``): the reference loop has no eligibility delay, and its
-start times must equal acmesim's."""
+"""The benchmark's cluster holds no job (the preset holds 1.5 % of Other's and 1 % of MLLM's
+GPU jobs by default, ``acmesim.cluster.presets.acme.HOLDS``): the reference loop has no
+eligibility delay, and its start times must equal acmesim's."""
 
 
 def scaled_spec(scale: int) -> ClusterSpec:
