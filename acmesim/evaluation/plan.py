@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -91,19 +92,17 @@ class EvalPlan:
 
     def _check_coverage(self) -> None:
         """Every dataset must be cut into shards 0..k-1 exactly once, and nothing else."""
-        seen: dict[str, set[int]] = {}
-        counts: dict[str, int] = {}
-        for trial in self.trials:
-            for shard in trial.shards:
-                seen.setdefault(shard.dataset, set()).add(shard.index)
-                counts[shard.dataset] = shard.count
+        shards = list(itertools.chain.from_iterable(trial.shards for trial in self.trials))
+        counts = {shard.dataset: shard.count for shard in shards}  # the last shard's count
         expected = {d.name for d in self.request.datasets}
         rid = self.request.request_id
-        if set(seen) != expected:
-            raise ConfigError(f"plan for {rid!r}: trials cover {sorted(seen)}, "
+        if set(counts) != expected:
+            raise ConfigError(f"plan for {rid!r}: trials cover {sorted(counts)}, "
                               f"expected datasets {sorted(expected)}")
-        total = sum(len(t.shards) for t in self.trials)
-        if total != sum(counts.values()) or any(
-            seen[name] != set(range(counts[name])) for name in seen
+        # k_d shards per dataset in all, no (dataset, index) twice, each index in range(k_d):
+        # then dataset d has k_d distinct indices out of range(k_d), i.e. exactly 0..k_d-1
+        seen = {(shard.dataset, shard.index) for shard in shards}
+        if len(shards) != sum(counts.values()) or len(seen) != len(shards) or not all(
+            index in range(counts[name]) for name, index in seen
         ):
             raise ConfigError(f"plan for {rid!r}: shards must be 0..k-1 of each dataset, once each")

@@ -172,6 +172,8 @@ def test_tables_follow_the_shard_by_shard_definitions(replay, slots):
             ready = max(done) if len(done) == len(shards) else math.nan
             assert _same(dataset.predictions_end, ready)
             assert dataset.shards == len(shards)
+            assert dataset.trials == ";".join(t.job_id for t in req.trials
+                                              for i, _ in t.finishes if i == index)
             if req.metrics_on_cpu and not math.isnan(ready):
                 first = next(row for row, tail in shards if row.end_time - tail == ready)
                 assert dataset.metric_node == first.nodes.split(";")[0]
