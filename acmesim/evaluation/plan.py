@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -99,10 +100,20 @@ class EvalPlan:
         if set(counts) != expected:
             raise ConfigError(f"plan for {rid!r}: trials cover {sorted(counts)}, "
                               f"expected datasets {sorted(expected)}")
-        # k_d shards per dataset in all, no (dataset, index) twice, each index in range(k_d):
-        # then dataset d has k_d distinct indices out of range(k_d), i.e. exactly 0..k_d-1
-        seen = {(shard.dataset, shard.index) for shard in shards}
-        if len(shards) != sum(counts.values()) or len(seen) != len(shards) or not all(
-            index in range(counts[name]) for name, index in seen
-        ):
+        if len(shards) != sum(counts.values()) or not _each_index_once(shards, counts):
             raise ConfigError(f"plan for {rid!r}: shards must be 0..k-1 of each dataset, once each")
+
+
+def _each_index_once(shards: list[Shard], counts: dict[str, int]) -> bool:
+    """Given as many shards as the counts add up to: whether no (dataset, index) comes twice
+    and each index is in ``range(count)`` of its dataset. Then dataset d has k_d distinct
+    indices out of range(k_d), i.e. exactly 0..k_d-1 (integer indices and counts compared
+    with ``<=``/``<`` by ``map``, anything else with ``in range``)."""
+    names = [shard.dataset for shard in shards]
+    indices = [shard.index for shard in shards]
+    if len(set(zip(names, indices, strict=True))) != len(shards):
+        return False
+    if {type(i) for i in indices} | {type(k) for k in counts.values()} <= {int}:
+        return min(indices, default=0) >= 0 and all(map(operator.lt, indices,
+                                                        map(counts.__getitem__, names)))
+    return all(index in range(counts[name]) for name, index in zip(names, indices, strict=True))

@@ -49,7 +49,19 @@ def _split(dataset: Dataset, count: int) -> list[Shard]:
 
 def _numbered(groups: Sequence[Sequence[Shard]], gpu_num: int) -> tuple[Trial, ...]:
     """Trials ``t000, t001, ...`` from shard groups, in the given order."""
-    return tuple([_new(Trial, (f"t{i:03d}", tuple(g), gpu_num)) for i, g in enumerate(groups)])
+    return tuple([_new(Trial, (trial_id, tuple(g), gpu_num))
+                  for trial_id, g in zip(_trial_ids(len(groups)), groups, strict=True)])
+
+
+_TRIAL_IDS: list[str] = []
+"""``t000, t001, ...`` as far as a plan has needed them (formatted once per process)."""
+
+
+def _trial_ids(count: int) -> list[str]:
+    """The first ``count`` trial ids ``t000, t001, ...``."""
+    if len(_TRIAL_IDS) < count:
+        _TRIAL_IDS.extend(f"t{i:03d}" for i in range(len(_TRIAL_IDS), count))
+    return _TRIAL_IDS[:count]
 
 
 def one_trial_per_dataset(request: EvalRequest) -> tuple[Trial, ...]:

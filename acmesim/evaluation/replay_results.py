@@ -164,9 +164,9 @@ def _run_metrics(datasets: _Datasets, requests: list[ReplayRequest], slots: int)
     coupled = known & ~on_cpu
     datasets.metric_end[coupled] = ready[coupled]
     queued = np.flatnonzero(known & on_cpu)
-    nodes = np.array(datasets.node, dtype=object)[queued]
-    queued = queued[np.lexsort((index[queued], request[queued], ready[queued], nodes))]
-    nodes = np.array(datasets.node, dtype=object)[queued]
+    node = pd.factorize(datasets.node)[0]  # a number per node: the queues are independent
+    queued = queued[np.lexsort((index[queued], request[queued], ready[queued], node[queued]))]
+    nodes = node[queued]
     cuts = np.flatnonzero(nodes[1:] != nodes[:-1]) + 1 if len(queued) else np.array([], int)
     for group in np.split(queued, cuts) if len(queued) else []:
         durations = metric_s[group].tolist()

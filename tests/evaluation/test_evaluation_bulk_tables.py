@@ -198,6 +198,9 @@ def test_plan_coverage_hand_worked():
     assert not _plan(request, [Trial("t000", (whole_a, whole_b, whole_b), 1)])  # b twice
     assert not _plan(request, [Trial("t000", (whole_a, Shard("b", 1, 1, 1.0, 1.0)), 1)])
     assert not _plan(request, [Trial("t000", (whole_a, whole_b, Shard("c", 0, 1, 1, 1)), 1)])
+    # indices compared as Python compares them: 1.0 is index 1, 0.5 is no index
+    assert _plan(request, [Trial("t000", (whole_a, half[0], Shard("b", 1.0, 2, 0.5, 0.5)), 1)])
+    assert not _plan(request, [Trial("t000", (whole_a, half[0], Shard("b", 0.5, 2, 0.5, 0.5)), 1)])
 
 
 shards = st.builds(Shard, st.sampled_from("abc"), st.integers(-1, 3), st.integers(0, 3),
