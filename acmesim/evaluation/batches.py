@@ -71,8 +71,8 @@ def read_columns(jobs: pd.DataFrame) -> TraceColumns:
 def group_eval_jobs(jobs: pd.DataFrame, columns: TraceColumns | None = None) -> list[EvalBatch]:
     """The table's GPU Eval jobs grouped into requests, in order of each request's first job."""
     cols = read_columns(jobs) if columns is None else columns
-    types = jobs["type"].astype(str).to_numpy(dtype=object)
-    rows = np.flatnonzero((types == EVAL_TYPE) & (cols.gpu_num > 0))
+    evals = (jobs["type"].astype(str) == EVAL_TYPE).to_numpy(dtype=bool, na_value=False)
+    rows = np.flatnonzero(evals & (cols.gpu_num > 0))
     if not len(rows):
         return []
     keys = pd.DataFrame({

@@ -22,12 +22,14 @@ def fifo_starts(ready: Sequence[float], durations: Sequence[float], slots: int) 
     """
     if slots < 1:
         raise ValueError(f"slots must be >= 1, got {slots!r}")
+    served = min(len(ready), len(durations))  # zip stops (and raises) there
+    pairs = zip(ready[:served], ready[1:served], strict=False)  # each job and the one before
+    if any(later < earlier for earlier, later in pairs):
+        raise ValueError("ready times must be non-decreasing")
     free = [float("-inf")] * min(slots, len(ready))
     starts = []
-    for i, (arrival, duration) in enumerate(zip(ready, durations, strict=True)):
-        if i and arrival < ready[i - 1]:
-            raise ValueError("ready times must be non-decreasing")
-        start = max(arrival, heapq.heappop(free))
+    for arrival, duration in zip(ready, durations, strict=True):
+        start = max(arrival, free[0])  # the earliest free server...
         starts.append(start)
-        heapq.heappush(free, start + duration)
+        heapq.heapreplace(free, start + duration)  # ...taken until the job ends
     return starts

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -91,19 +93,27 @@ class EvalPlan:
 
     def _check_coverage(self) -> None:
         """Every dataset must be cut into shards 0..k-1 exactly once, and nothing else."""
-        seen: dict[str, set[int]] = {}
-        counts: dict[str, int] = {}
-        for trial in self.trials:
-            for shard in trial.shards:
-                seen.setdefault(shard.dataset, set()).add(shard.index)
-                counts[shard.dataset] = shard.count
+        shards = list(itertools.chain.from_iterable(trial.shards for trial in self.trials))
+        counts = {shard.dataset: shard.count for shard in shards}  # the last shard's count
         expected = {d.name for d in self.request.datasets}
         rid = self.request.request_id
-        if set(seen) != expected:
-            raise ConfigError(f"plan for {rid!r}: trials cover {sorted(seen)}, "
+        if set(counts) != expected:
+            raise ConfigError(f"plan for {rid!r}: trials cover {sorted(counts)}, "
                               f"expected datasets {sorted(expected)}")
-        total = sum(len(t.shards) for t in self.trials)
-        if total != sum(counts.values()) or any(
-            seen[name] != set(range(counts[name])) for name in seen
-        ):
+        if len(shards) != sum(counts.values()) or not _each_index_once(shards, counts):
             raise ConfigError(f"plan for {rid!r}: shards must be 0..k-1 of each dataset, once each")
+
+
+def _each_index_once(shards: list[Shard], counts: dict[str, int]) -> bool:
+    """Given as many shards as the counts add up to: whether no (dataset, index) comes twice
+    and each index is in ``range(count)`` of its dataset. Then dataset d has k_d distinct
+    indices out of range(k_d), i.e. exactly 0..k_d-1 (integer indices and counts compared
+    with ``<=``/``<`` by ``map``, anything else with ``in range``)."""
+    names = [shard.dataset for shard in shards]
+    indices = [shard.index for shard in shards]
+    if len(set(zip(names, indices, strict=True))) != len(shards):
+        return False
+    if {type(i) for i in indices} | {type(k) for k in counts.values()} <= {int}:
+        return min(indices, default=0) >= 0 and all(map(operator.lt, indices,
+                                                        map(counts.__getitem__, names)))
+    return all(index in range(counts[name]) for name, index in zip(names, indices, strict=True))

@@ -13,11 +13,15 @@ empty.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from acmesim.evaluation.batches import TraceColumns
 from acmesim.evaluation.metric_queue import fifo_starts
@@ -37,7 +41,7 @@ class _Trials:
     start: np.ndarray
     end: np.ndarray
     held: list[float]
-    node: list[str]
+    node: np.ndarray
     offsets: np.ndarray
 
 
@@ -49,12 +53,10 @@ def _offsets(sizes: list[int]) -> np.ndarray:
 def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest]) -> _Trials:
     """The rows of every request's trial job ids (the first row of a repeated id), by one hash
     lookup of all ids."""
-    wanted = [t.job_id for req in requests for t in req.trials]
-    ids = frame["job_id"].astype(str)
-    first = ~ids.duplicated().to_numpy()
-    found = pd.Index(ids[first]).get_indexer(pd.Index(wanted, dtype=ids.dtype))
+    wanted = [t.job_id for t in itertools.chain.from_iterable(req.trials for req in requests)]
+    found = _first_rows(frame["job_id"], wanted)
     hit = found >= 0
-    rows = np.flatnonzero(first)[found[hit]]
+    rows = found[hit]
 
     def column(name: str) -> np.ndarray:
         out = np.full(len(wanted), NAN)
@@ -65,19 +67,40 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest]) -> _Trials:
     held[hit] = (frame["run_time"].to_numpy(dtype=float)[rows]
                  * frame["gpu_num"].to_numpy(dtype=float)[rows])
     node = np.full(len(wanted), "", dtype=object)
-    node[hit] = [str(n).partition(";")[0] for n in frame["nodes"].iloc[rows].tolist()]
+    node[hit] = _first_nodes(frame["nodes"].iloc[rows])
     return _Trials(column("submit_time"), column("start_time"), column("end_time"),
-                   held.tolist(), node.tolist(), _offsets([len(req.trials) for req in requests]))
+                   held.tolist(), node, _offsets([len(req.trials) for req in requests]))
+
+
+def _first_rows(ids: pd.Series, wanted: list[str]) -> np.ndarray:
+    """The row of the first occurrence of each wanted id in ``ids`` (-1 when absent): one
+    arrow hash lookup (``index_in`` gives a value's first position in the value set)."""
+    value_set = pa.array(ids.astype(str))
+    found = pc.index_in(pa.array(wanted, type=value_set.type), value_set=value_set)
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+
+
+def _first_nodes(nodes: pd.Series) -> list[str]:
+    """``str(n).partition(";")[0]`` of each value (a Python pass only over those with a ``;``
+    when the column is text)."""
+    if not pd.api.types.is_string_dtype(nodes.dtype) or nodes.dtype == object or nodes.hasnans:
+        return [str(n).partition(";")[0] for n in nodes.tolist()]
+    values = nodes.tolist()
+    for i in np.flatnonzero(nodes.str.contains(";", regex=False).to_numpy(dtype=bool)).tolist():
+        values[i] = values[i].partition(";")[0]
+    return values
 
 
 @dataclasses.dataclass
 class _Datasets:
     """Every request's datasets, flat in request then suite order: when and where its
-    predictions became ready (NaN when a shard was not simulated) and its metric job."""
+    predictions became ready (NaN when a shard was not simulated), the trials running its
+    shards (their count and their ``;``-joined job ids, in plan order) and its metric job."""
 
     ready: np.ndarray
-    node: list[str]
-    trials: list[list[str]]
+    node: np.ndarray
+    shards: np.ndarray
+    trials: list[str]
     metric_start: np.ndarray
     metric_end: np.ndarray
     offsets: np.ndarray
@@ -87,34 +110,45 @@ def _datasets(requests: list[ReplayRequest], trials: _Trials) -> _Datasets:
     """Every dataset's ready time and node: the shard that finished it last (the first such
     in plan order), NaN when any of its shards was not simulated (the node is kept)."""
     offsets = _offsets([len(req.job_ids) for req in requests])
-    shard_dataset: list[int] = []
-    shard_trial: list[int] = []
-    tails: list[float] = []
-    of: list[list[str]] = [[] for _ in range(int(offsets[-1]))]
-    k = 0
-    for r, req in enumerate(requests):
-        base = int(offsets[r])
-        for trial in req.trials:
-            for index, tail in trial.finishes:
-                shard_dataset.append(base + index)
-                shard_trial.append(k)
-                tails.append(tail)
-                of[base + index].append(trial.job_id)
-            k += 1
-    dataset = np.asarray(shard_dataset, dtype=np.int64)
-    trial_of = np.asarray(shard_trial, dtype=np.int64)
-    done = trials.end[trial_of] - np.asarray(tails, dtype=float)
+    count = int(offsets[-1])
+    flat = list(itertools.chain.from_iterable(req.trials for req in requests))
+    finishes = list(map(itemgetter(4), flat))  # ReplayTrial.finishes
+    pairs = list(itertools.chain.from_iterable(finishes))  # every shard, in plan order
+    trial_of = np.repeat(np.arange(len(flat)), np.fromiter(map(len, finishes), dtype=np.int64,
+                                                           count=len(finishes)))
+    base = np.repeat(offsets[:-1], np.diff(trials.offsets))  # each trial's first dataset
+    dataset = base[trial_of] + np.fromiter(map(itemgetter(0), pairs), dtype=np.int64,
+                                           count=len(pairs))
+    done = trials.end[trial_of] - np.fromiter(map(itemgetter(1), pairs), dtype=float,
+                                              count=len(pairs))
     unknown = np.isnan(done)
     # per dataset: known shards first, latest first, then plan order
     order = np.lexsort((np.arange(len(done)), -done, unknown, dataset))
     firsts = order[np.r_[True, dataset[order][1:] != dataset[order][:-1]]] if len(order) else order
-    ready = np.full(len(of), NAN)
-    node = [""] * len(of)
-    for shard in firsts[~unknown[firsts]].tolist():
-        ready[shard_dataset[shard]] = done[shard]
-        node[shard_dataset[shard]] = trials.node[shard_trial[shard]]
+    ready = np.full(count, NAN)
+    node = np.full(count, "", dtype=object)
+    chosen = firsts[~unknown[firsts]]  # one shard per dataset
+    ready[dataset[chosen]] = done[chosen]
+    node[dataset[chosen]] = trials.node[trial_of[chosen]]
     ready[dataset[unknown]] = NAN
-    return _Datasets(ready, node, of, np.full(len(of), NAN), np.full(len(of), NAN), offsets)
+    shards, labels = _shard_trials(dataset, trial_of, [t.job_id for t in flat], count)
+    return _Datasets(ready, node, shards, labels, np.full(count, NAN), np.full(count, NAN),
+                     offsets)
+
+
+def _shard_trials(dataset: np.ndarray, trial_of: np.ndarray, job_ids: list[str],
+                  count: int) -> tuple[np.ndarray, list[str]]:
+    """Per dataset: how many shards it has and the ``;``-joined job ids of the trials running
+    them, in plan order (``""`` for none); a Python join only for the datasets of several."""
+    shards = np.bincount(dataset, minlength=count)
+    ids = np.array(job_ids, dtype=object)[trial_of[np.argsort(dataset, kind="stable")]]
+    begins = np.cumsum(shards) - shards
+    labels = np.full(count, "", dtype=object)
+    single = shards == 1
+    labels[single] = ids[begins[single]]
+    for d in np.flatnonzero(shards > 1).tolist():
+        labels[d] = ";".join(ids[begins[d]:begins[d] + shards[d]].tolist())
+    return shards, labels.tolist()
 
 
 def _run_metrics(datasets: _Datasets, requests: list[ReplayRequest], slots: int) -> np.ndarray:
@@ -130,9 +164,9 @@ def _run_metrics(datasets: _Datasets, requests: list[ReplayRequest], slots: int)
     coupled = known & ~on_cpu
     datasets.metric_end[coupled] = ready[coupled]
     queued = np.flatnonzero(known & on_cpu)
-    nodes = np.array(datasets.node, dtype=object)[queued]
-    queued = queued[np.lexsort((index[queued], request[queued], ready[queued], nodes))]
-    nodes = np.array(datasets.node, dtype=object)[queued]
+    node = pd.factorize(datasets.node)[0]  # a number per node: the queues are independent
+    queued = queued[np.lexsort((index[queued], request[queued], ready[queued], node[queued]))]
+    nodes = node[queued]
     cuts = np.flatnonzero(nodes[1:] != nodes[:-1]) + 1 if len(queued) else np.array([], int)
     for group in np.split(queued, cuts) if len(queued) else []:
         durations = metric_s[group].tolist()
@@ -190,11 +224,10 @@ def _job_table(requests: list[ReplayRequest], datasets: _Datasets,
         "gpu_num": np.repeat(np.array([req.batch.gpu_num for req in requests],
                                       dtype=np.int64), counts),
         "recorded_run_time": [t for req in requests for t in req.recorded_run_times],
-        "shards": np.array([len(t) for t in datasets.trials], dtype=np.int64),
-        "trials": [";".join(t) for t in datasets.trials],
+        "shards": datasets.shards.astype(np.int64),
+        "trials": datasets.trials,
         "predictions_end": datasets.ready, "metric_s": metric_s,
-        "metric_node": [n if cpu else "" for n, cpu in zip(datasets.node, on_cpu.tolist(),
-                                                           strict=True)],
+        "metric_node": np.where(on_cpu, datasets.node, "").tolist(),
         "metric_start": datasets.metric_start,
         "metric_end": np.where(on_cpu, datasets.metric_end, NAN),
         "result_time": datasets.metric_end,

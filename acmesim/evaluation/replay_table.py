@@ -12,10 +12,14 @@ row is kept as it is.
 
 from __future__ import annotations
 
+import functools
 import itertools
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from acmesim.core.errors import AcmesimError
 from acmesim.evaluation.batches import TraceColumns
@@ -30,37 +34,90 @@ def _timestamps(ns: np.ndarray, like: pd.Series) -> pd.Series:
     return pd.Series(pd.to_datetime(ns, unit="ns", utc=True)).astype(like.dtype)
 
 
-def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest],
-                cols: TraceColumns) -> pd.DataFrame:
+def _text_column(values: list[str]) -> Any:
+    """A column of ``str`` values as assigning the list would type it: pandas' arrow text
+    dtype built through arrow (without inferring it value by value) when that is what pandas
+    infers for text."""
+    if _inferred_text() != TEXT:
+        return values
+    return pd.array(pa.array(values, type=pa.large_string()), dtype=TEXT)
+
+
+TEXT = pd.StringDtype("pyarrow", na_value=np.nan)
+"""pandas' default dtype for a list of ``str`` (since pandas 3)."""
+
+
+@functools.cache
+def _inferred_text() -> Any:
+    """The dtype pandas gives a column assigned a list of ``str``."""
+    return pd.Series(["text"]).dtype
+
+
+class _Flat(NamedTuple):
+    """Every request's trials as columns, in request then plan order."""
+
+    job_id: list[str]
+    run_time: np.ndarray
+    inference_s: np.ndarray
+    state: list[str]
+    counts: np.ndarray
+    """Trials per request."""
+    anchor: np.ndarray
+    """The row of each trial's request's first trace job (where its rows go)."""
+
+
+def _flat(requests: list[ReplayRequest]) -> _Flat:
+    """The trials of ``requests`` as columns (``ReplayTrial`` fields by position)."""
+    trials = list(itertools.chain.from_iterable(req.trials for req in requests))
+    counts = np.fromiter((len(req.trials) for req in requests), dtype=np.int64,
+                         count=len(requests))
+    firsts = np.fromiter((req.batch.first_row for req in requests), dtype=np.int64,
+                         count=len(requests))
+    def floats(field: int) -> np.ndarray:
+        return np.fromiter(map(itemgetter(field), trials), dtype=np.float64, count=len(trials))
+
+    return _Flat(list(map(itemgetter(0), trials)), floats(1), floats(2),
+                 list(map(itemgetter(3), trials)), counts, np.repeat(firsts, counts))
+
+
+REPLACED = ("job_id", "state", "submit_time", "start_time", "run_time", "end_time", "queue_time",
+            GPU_UTIL)
+"""The columns a trial row sets (the others are its request's first job's or empty)."""
+
+
+def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest], cols: TraceColumns,
+                flat: _Flat) -> pd.DataFrame:
     """One row per trial of every request (see the module docstring)."""
-    trials = [t for req in requests for t in req.trials]
-    counts = [len(req.trials) for req in requests]
-    members = np.array([r for req in requests for r in req.batch.rows], dtype=np.int64)
-    begins = np.cumsum([0] + [len(req.batch.rows) for req in requests[:-1]], dtype=np.int64)
-    anchor = np.repeat([req.batch.first_row for req in requests], counts)
-    rows = frame.iloc[anchor].reset_index(drop=True)
+    members = np.fromiter(itertools.chain.from_iterable(req.batch.rows for req in requests),
+                          dtype=np.int64)
+    sizes = np.fromiter((len(req.batch.rows) for req in requests), dtype=np.int64,
+                        count=len(requests))
+    begins = np.cumsum(sizes) - sizes
+    counts = flat.counts
+    copied = [c for c in frame.columns
+              if c not in REPLACED and (c in NORMALIZED_COLUMNS or c == GPU_UTIL)]
+    rows = frame[copied].iloc[flat.anchor].reset_index(drop=True)  # only the columns kept
     earliest = np.minimum.reduceat
     submit = np.repeat(earliest(cols.submit_ns[members], begins), counts).astype(np.int64)
     start = np.repeat(earliest(cols.start_ns[members], begins), counts).astype(np.int64)
-    run = np.array([t.run_time for t in trials], dtype=np.float64)
-    for column in rows.columns:
+    run = flat.run_time
+    for column in frame.columns:
         if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:
             rows[column] = np.nan
-    rows["job_id"] = [t.job_id for t in trials]
-    rows["state"] = [t.state for t in trials]
+    rows["job_id"] = _text_column(flat.job_id)
+    rows["state"] = _text_column(flat.state)
     rows["submit_time"] = _timestamps(submit, frame["submit_time"])
     rows["start_time"] = _timestamps(start, frame["start_time"])
     rows["run_time"] = run
-    if "end_time" in rows.columns:
+    if "end_time" in frame.columns:
         end = start + np.round(run * 1e9).astype(np.int64)
         rows["end_time"] = _timestamps(end, frame["end_time"])
-    if "queue_time" in rows.columns:
+    if "queue_time" in frame.columns:
         rows["queue_time"] = (start - submit) / 1e9
-    if GPU_UTIL in rows.columns:
-        inference = np.array([t.inference_s for t in trials], dtype=np.float64)
-        util = np.divide(inference, run, out=np.full_like(run, np.nan), where=run > 0)
+    if GPU_UTIL in frame.columns:
+        util = np.divide(flat.inference_s, run, out=np.full_like(run, np.nan), where=run > 0)
         rows[GPU_UTIL] = np.round(util, DECIMALS)
-    return rows
+    return rows[list(frame.columns)]
 
 
 def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
@@ -72,21 +129,23 @@ def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
     replaced = np.zeros(len(frame), dtype=bool)
     replaced[np.fromiter(itertools.chain.from_iterable(req.batch.rows for req in requests),
                          dtype=np.int64)] = True  # one fancy index, not one per request
-    _check_new_ids(requests, set(cols.job_id[~replaced].tolist()))
+    flat = _flat(requests)
     kept = np.flatnonzero(~replaced)
-    trial_rows = _trial_rows(frame, requests, cols)
-    anchor = np.array([req.batch.first_row for req in requests for _ in req.trials])
-    sub = np.array([k + 1 for req in requests for k in range(len(req.trials))])
-    position = np.concatenate([kept, anchor])
-    within = np.concatenate([np.zeros(len(kept), dtype=np.int64), sub])
+    _check_new_ids(flat.job_id, cols.job_id[kept].tolist())
+    trial_rows = _trial_rows(frame, requests, cols, flat)
+    # a request's trials share its first row and follow each other in plan order, so a stable
+    # sort by row alone puts them in place (the rows kept are none of the anchors)
+    order = np.argsort(np.concatenate([kept, flat.anchor]), kind="stable")
     combined = pd.concat([frame.iloc[kept].reset_index(drop=True), trial_rows],
                          ignore_index=True)
-    return combined.iloc[np.lexsort((within, position))].reset_index(drop=True)
+    return combined.iloc[order].reset_index(drop=True)
 
 
-def _check_new_ids(requests: list[ReplayRequest], kept_ids: set[str]) -> None:
+def _check_new_ids(trial_ids: list[str], kept_ids: list[str]) -> None:
     """Trial job ids must not collide with a job id the table keeps."""
-    clash = [t.job_id for req in requests for t in req.trials if t.job_id in kept_ids]
-    if clash:
-        raise AcmesimError(f"trial job id(s) {clash[:5]} already name jobs of the table; "
-                           f"rename those jobs to replay decoupled evaluation")
+    kept = set(kept_ids)
+    if kept.isdisjoint(trial_ids):
+        return
+    clash = [job_id for job_id in trial_ids if job_id in kept]
+    raise AcmesimError(f"trial job id(s) {clash[:5]} already name jobs of the table; "
+                       f"rename those jobs to replay decoupled evaluation")

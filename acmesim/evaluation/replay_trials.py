@@ -41,6 +41,10 @@ from acmesim.evaluation.trace import (
 
 COMPLETED = "COMPLETED"
 
+_new = tuple.__new__
+"""Builds a named tuple from its fields without the Python-level ``__new__`` call (the same
+tuple): a cluster replay builds about 230,000 trials on 60 days of Seren."""
+
 
 class ReplayTrial(NamedTuple):
     """One engine job of a request and the datasets whose shards it runs.
@@ -115,16 +119,16 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
     load = trial_load_s(request.model, cluster, plan.options.decouple_loading)
     index = {job_id: i for i, job_id in enumerate(ids)}
     states = [str(cols.state[row]) for row in batch.rows]
-    trials = []
+    trials: list[ReplayTrial] = []
+    append = trials.append
     prefix = f"{batch.request_id}/"
-    for trial in plan.trials:  # one per engine job of the replay: trial_state inlined
-        shards = trial.shards
+    for trial_id, shards, _ in plan.trials:  # one per engine job of the replay: trial_state inlined
         if len(shards) == 1:  # most trials: the loop below, written out for one shard
-            shard = shards[0]
-            dataset = index[shard.dataset]
-            run_time = load + (shard.prep_s + shard.inference_s)  # tail: run_time - itself = 0
-            trials.append(ReplayTrial(prefix + trial.trial_id, run_time, shard.inference_s,
-                                      states[dataset], ((dataset, 0.0),)))
+            name, _, _, prep, inference = shards[0]
+            dataset = index[name]
+            run_time = load + (prep + inference)  # tail: run_time - itself = 0
+            append(_new(ReplayTrial, (prefix + trial_id, run_time, inference, states[dataset],
+                                      ((dataset, 0.0),))))
             continue
         work = [shard.prep_s + shard.inference_s for shard in shards]
         run_time = load + sum(work)
@@ -138,8 +142,7 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
             if state == COMPLETED:
                 state = states[dataset]
         inference = sum([shard.inference_s for shard in shards])
-        trials.append(ReplayTrial(prefix + trial.trial_id, run_time, inference,
-                                  state, tuple(finishes)))
+        append(ReplayTrial(prefix + trial_id, run_time, inference, state, tuple(finishes)))
     metric_s = tuple(request.dataset(j).metric_s for j in ids)
     return ReplayRequest(batch, ids, runs, tuple(trials), metric_s, metrics_on_cpu=True)
 
@@ -214,10 +217,9 @@ def _whole_trial_requests(batches: list[EvalBatch], cols: TraceColumns,
     run_time = trial_load + (prep + inference)  # tail: run_time - run_time = 0
     states = [str(state) for state in cols.state[rows].tolist()]
     return [
-        ReplayRequest(batch, (job_id,), (recorded,),
-                      (ReplayTrial(f"{batch.request_id}/t000", trial_run, trial_inference,
-                                   state, ((0, 0.0),)),),
-                      (metric_s,), metrics_on_cpu=True)
+        _new(ReplayRequest, (batch, (job_id,), (recorded,), (_new(ReplayTrial, (
+            f"{batch.request_id}/t000", trial_run, trial_inference, state, ((0, 0.0),))),),
+            (metric_s,), True))  # metrics_on_cpu
         for batch, job_id, recorded, trial_run, trial_inference, state, metric_s in zip(
             batches, ids, run.tolist(), run_time.tolist(), inference.tolist(), states,
             metric.tolist(), strict=True)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation.batches import EvalBatch, TraceColumns
+from acmesim.evaluation.metric_queue import fifo_starts
 from acmesim.evaluation.plan import Shard, Trial
 from acmesim.evaluation.replay_results import replay_tables
 from acmesim.evaluation.replay_trials import (
@@ -172,6 +173,8 @@ def test_tables_follow_the_shard_by_shard_definitions(replay, slots):
             ready = max(done) if len(done) == len(shards) else math.nan
             assert _same(dataset.predictions_end, ready)
             assert dataset.shards == len(shards)
+            assert dataset.trials == ";".join(t.job_id for t in req.trials
+                                              for i, _ in t.finishes if i == index)
             if req.metrics_on_cpu and not math.isnan(ready):
                 first = next(row for row, tail in shards if row.end_time - tail == ready)
                 assert dataset.metric_node == first.nodes.split(";")[0]
@@ -180,6 +183,30 @@ def test_tables_follow_the_shard_by_shard_definitions(replay, slots):
             elif not req.metrics_on_cpu:
                 assert _same(dataset.result_time, ready) and dataset.metric_node == ""
                 assert math.isnan(dataset.metric_start)
+
+
+@settings(max_examples=80, deadline=None)
+@given(replays(), st.integers(1, 3))
+def test_metric_jobs_queue_fifo_per_node_by_name(replay, slots):
+    """Each node's CPU metric jobs start as ``fifo_starts`` serves them in (ready, request,
+    suite position) order, the queues formed by node name."""
+    requests, cols, frame = replay
+    _, jobs = replay_tables(requests, cols, frame, slots)
+    queues: dict[str, list[tuple[float, int, int, float, int]]] = {}
+    row = 0
+    for r, req in enumerate(requests):
+        for index in range(len(req.job_ids)):
+            got = jobs.iloc[row]
+            if req.metrics_on_cpu and not math.isnan(got.predictions_end):
+                queues.setdefault(got.metric_node, []).append(
+                    (got.predictions_end, r, index, req.metric_s[index], row))
+            row += 1
+    expected = np.full(len(jobs), np.nan)
+    for queue in queues.values():
+        queue.sort()
+        starts = fifo_starts([q[0] for q in queue], [q[3] for q in queue], slots)
+        expected[[q[4] for q in queue]] = starts
+    np.testing.assert_array_equal(jobs.metric_start.to_numpy(), expected)
 
 
 def _same(a: float, b: float) -> bool:
