@@ -590,6 +590,17 @@ def mllm_sensitivity(days: float, seeds: list[int], only: Sequence[str] = (),
         lambda v, seed: mllm_cell(days, seed, v[0], v[1], cluster))
 
 
+SENSITIVITIES: dict[str, Callable[[float, list[int]], str]] = {
+    "hold_sensitivity": hold_sensitivity,
+    "gang_sensitivity": gang_sensitivity,
+    "batch_sensitivity": batch_sensitivity,
+    "user_sensitivity": user_sensitivity,
+    "team_sensitivity": team_sensitivity,
+    "kalos_sensitivity": kalos_sensitivity,
+}
+"""The tables run alone (``--NAME`` with dashes), each written to ``results/NAME.md``."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the validation replays and write the tables."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -625,36 +636,12 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write_text(RESULTS / f"{name}.md", text)
         print(text)
         return 0
-    if args.hold_sensitivity:
-        text = hold_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "hold_sensitivity.md", text)
-        print(text)
-        return 0
-    if args.gang_sensitivity:
-        text = gang_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "gang_sensitivity.md", text)
-        print(text)
-        return 0
-    if args.batch_sensitivity:
-        text = batch_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "batch_sensitivity.md", text)
-        print(text)
-        return 0
-    if args.user_sensitivity:
-        text = user_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "user_sensitivity.md", text)
-        print(text)
-        return 0
-    if args.team_sensitivity:
-        text = team_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "team_sensitivity.md", text)
-        print(text)
-        return 0
-    if args.kalos_sensitivity:
-        text = kalos_sensitivity(args.days, args.seeds)
-        atomic_write_text(RESULTS / "kalos_sensitivity.md", text)
-        print(text)
-        return 0
+    for flag, make in SENSITIVITIES.items():
+        if getattr(args, flag):
+            text = make(args.days, args.seeds)
+            atomic_write_text(RESULTS / f"{flag}.md", text)
+            print(text)
+            return 0
     rows: list[dict] = []
     for profile in ("seren", "kalos"):
         for seed in args.seeds:
