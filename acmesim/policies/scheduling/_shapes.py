@@ -74,9 +74,10 @@ def shape_of(job: JobInfo, lane: Hashable = None) -> Shape:
 class ShapeQueues:
     """Pending jobs in one heap per shape, ordered by a key (lowest first), lazy deletion.
 
-    Every entry is also in one heap of all shapes (``order``), from which ``peek`` and
-    ``in_order`` read the best jobs whatever their shape without visiting every shape. When
-    the last pending job is removed every heap is emptied at once.
+    ``peek`` and ``in_order`` read the best jobs whatever their shape from the shapes' heaps
+    themselves (the lowest of their heads; a best-first walk of the heaps for ``in_order``),
+    so an entry is pushed onto one heap only. When the last pending job is removed every heap
+    is emptied at once.
 
     A job queued while no other is pending is kept out of the heaps (``lone``) until a second
     one is queued or ``best`` needs them: most jobs of a replay arrive to an empty queue and
@@ -86,9 +87,6 @@ class ShapeQueues:
     def __init__(self) -> None:
         self.heaps: dict[Shape, list[list[Any]]] = {}
         self.entries: dict[int, list[Any]] = {}
-        self.order: list[list[Any]] = []
-        """Every entry of every shape (removed ones dropped lazily, or when they outnumber the
-        pending jobs)."""
         self._pushes = itertools.count()
         self._version = 0
         """Bumped by every push and removal (``in_order`` is kept until it changes)."""
@@ -115,9 +113,7 @@ class ShapeQueues:
         self._version += 1
         entry = [key, index, next(self._pushes), job]
         if not entries:  # the only pending job: kept out of the heaps (every entry is stale)
-            if self.heaps:
-                self.heaps.clear()
-                self.order.clear()
+            self.heaps.clear()
             entries[index] = entry
             self.lone = (entry, lane)
             return
@@ -136,17 +132,12 @@ class ShapeQueues:
         self._heap_push(entry, entry[3], lane)
 
     def _heap_push(self, entry: list[Any], job: JobInfo, lane: Hashable) -> None:
-        """Push a pending job's entry onto its shape's heap and the heap of all shapes."""
+        """Push a pending job's entry onto its shape's heap."""
         shape = (lane, job.pool, job.nodes_needed, job.per_node, job.gpu_num)  # shape_of
         heap = self.heaps.get(shape)
         if heap is None:
             heap = self.heaps[shape] = []
         heapq.heappush(heap, entry)
-        order = self.order
-        if len(order) > 2 * len(self.entries) + 64:
-            order[:] = [entry for entry in order if entry[3] is not None]
-            heapq.heapify(order)
-        heapq.heappush(order, entry)
 
     def remove(self, job: JobInfo) -> None:
         """Forget a job (it started or left); its heap entry is dropped lazily, or with every
@@ -160,7 +151,6 @@ class ShapeQueues:
             if not entries:
                 self.lone = None
                 self.heaps.clear()
-                self.order.clear()
 
     def key_of(self, job: JobInfo) -> Any:
         """The key ``job`` is queued with."""
@@ -224,14 +214,29 @@ class ShapeQueues:
         return best_shape, best_entry
 
     def peek(self) -> JobInfo | None:
-        """The lowest-key pending job whatever its shape (None when empty)."""
+        """The lowest-key pending job whatever its shape (None when empty): the lowest head."""
         lone = self.lone
         if lone is not None:
             return lone[0][3]
-        order = self.order
-        while order and order[0][3] is None:
-            heapq.heappop(order)
-        return order[0][3] if order else None
+        heads = self._live_heads()
+        return min(heads)[3] if heads else None
+
+    def _live_heads(self) -> list[list[Any]]:
+        """Each shape's lowest pending entry (removed entries above it popped, shapes left
+        without a pending job dropped)."""
+        heads: list[list[Any]] = []
+        empty: list[Shape] = []
+        heappop = heapq.heappop
+        for shape, heap in self.heaps.items():
+            while heap and heap[0][3] is None:
+                heappop(heap)
+            if heap:
+                heads.append(heap[0])
+            else:
+                empty.append(shape)
+        for shape in empty:
+            del self.heaps[shape]
+        return heads
 
     def in_order(self, limit: int) -> list[JobInfo]:
         """Up to ``limit`` pending jobs in key order (the queues are left as they were; the
@@ -244,15 +249,32 @@ class ShapeQueues:
         return jobs
 
     def _sorted_heads(self, limit: int) -> list[JobInfo]:
-        """``in_order`` read from the heap of all entries."""
+        """``in_order`` read from the shapes' heaps by a best-first walk (``sorted_entries``)."""
         if self.lone is not None:
             return [self.lone[0][3]][:limit]
-        order = self.order
-        taken: list[list[Any]] = []
-        while order and len(taken) < limit:
-            entry = heapq.heappop(order)
-            if entry[3] is not None:
-                taken.append(entry)
-        for entry in taken:
-            heapq.heappush(order, entry)
-        return [entry[3] for entry in taken]
+        return [entry[3] for entry in sorted_entries(list(self.heaps.values()), limit)]
+
+
+def sorted_entries(heaps: list[list[list[Any]]], limit: int) -> list[list[Any]]:
+    """The ``limit`` lowest pending entries of several heaps (removed ones, ``entry[3] is
+    None``, skipped), lowest first; the heaps are left as they were.
+
+    A best-first walk of the heaps' trees: a node is no lower than its parent, so taking the
+    lowest of the frontier (every heap's root, then the children of each node taken) gives the
+    entries in order, after reading about ``2 * limit`` nodes plus the removed ones on the way.
+    """
+    frontier = [(heap[0], which, 0) for which, heap in enumerate(heaps) if heap]
+    heapq.heapify(frontier)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    taken: list[list[Any]] = []
+    while frontier and len(taken) < limit:
+        entry, which, at = heappop(frontier)  # entries never tie: (key, index, push number)
+        if entry[3] is not None:
+            taken.append(entry)
+        heap = heaps[which]
+        child = 2 * at + 1
+        if child < len(heap):
+            heappush(frontier, (heap[child], which, child))
+            if child + 1 < len(heap):
+                heappush(frontier, (heap[child + 1], which, child + 1))
+    return taken
