@@ -91,6 +91,8 @@ class ShapeQueues:
         self._version = 0
         """Bumped by every push and removal (``in_order`` is kept until it changes)."""
         self._in_order: tuple[int, int, list[JobInfo]] = (-1, 0, [])
+        self._peeked: tuple[int, JobInfo | None] = (-1, None)
+        """(version, ``peek``'s answer) of the last ``peek`` of the heaps."""
         self.lone: tuple[list[Any], Hashable] | None = None
         """(entry, lane) of the only pending job while it is kept out of the heaps."""
 
@@ -214,12 +216,17 @@ class ShapeQueues:
         return best_shape, best_entry
 
     def peek(self) -> JobInfo | None:
-        """The lowest-key pending job whatever its shape (None when empty): the lowest head."""
+        """The lowest-key pending job whatever its shape (None when empty): the lowest head
+        (kept until the queues change)."""
         lone = self.lone
         if lone is not None:
             return lone[0][3]
-        heads = self._live_heads()
-        return min(heads)[3] if heads else None
+        version, job = self._peeked
+        if version != self._version:
+            heads = self._live_heads()
+            job = min(heads)[3] if heads else None
+            self._peeked = (self._version, job)
+        return job
 
     def _live_heads(self) -> list[list[Any]]:
         """Each shape's lowest pending entry (removed entries above it popped, shapes left
