@@ -17,7 +17,7 @@ from acmesim.analysis.characterize import (
     row_to_dict,
     to_jsonable,
 )
-from acmesim.trace.targets import KALOS, SEREN, TOLERANCES, Tolerance
+from acmesim.trace.targets import KALOS, SEREN, TOLERANCES, Tolerance, median_between
 
 T0 = pd.Timestamp("2023-03-01 00:00:00", tz="UTC")  # a Wednesday, 08:00 in Shanghai
 
@@ -326,3 +326,26 @@ def test_factor_and_bound_tolerances():
     assert not Tolerance("above", 0.0).passes(32768.0, 32768.0)
     with pytest.raises(ValueError, match="tolerance kind"):
         Tolerance("roughly", 1.0)
+
+
+def test_a_median_above_1_s_is_interpolated_between_the_published_points():
+    # CDF 25 % at 1 s and 75 % at 16 s, log-linear: 50 % halfway in log time, 16^0.5 = 4 s
+    assert median_between(0.25, 16.0) == pytest.approx(4.0)
+    # Seren Eval: 47.6 % <= 1 s, p75 30 s: 30^(2.4 / 27.4) = e^(3.4012 x 0.087591) = 1.3470 s
+    assert median_between(0.476, 30.0) == pytest.approx(1.3470, abs=1e-4)
+    with pytest.raises(ValueError, match="share_le_1 < 0.5"):
+        median_between(0.5, 30.0)
+
+
+def test_seren_eval_median_is_checked_against_its_derived_value_within_a_factor_2():
+    # 47.6 % of Eval within 1 s puts its median above 1 s: not a "<= 1" bound but 1.35 s
+    # (median_between) within a factor of 2, 0.675-2.7 s; the other types keep "<= 1"
+    assert SEREN.queue_percentiles["Eval"][50] == 1.35
+    assert 50 not in SEREN.queue_percentile_bounds.get("Eval", {})
+    assert all(SEREN.queue_percentile_bounds[t][50] == "at_most"
+               for t in ("Pretrain", "SFT", "MLLM", "Debug", "Other"))
+    for queue, passed in ((0, False), (1, True), (2, True), (3, False)):
+        rows = [(f"q{i}", "a", "Eval", "COMPLETED", 1, 0, queue, queue + 5) for i in range(3)]
+        p50 = {r.metric: r.passed for r in compare(characterize(tiny(rows=rows)), SEREN)
+               if r.group == "queueing of Eval (s)"}["p50"]
+        assert p50 is passed, queue

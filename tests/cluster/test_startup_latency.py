@@ -10,7 +10,12 @@ import pytest
 from factories import by_id, cluster, frame, job
 
 from acmesim.cluster import CLUSTERS
-from acmesim.cluster.presets.acme import lognormal_through, sigma_for_mean_ratio
+from acmesim.cluster.presets.acme import (
+    lognormal_between,
+    lognormal_through,
+    published_startup,
+    sigma_for_mean_ratio,
+)
 from acmesim.cluster.startup import GivenStartup, StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
@@ -84,11 +89,25 @@ def test_kalos_startup_has_its_cpu_pods_mean_to_median_ratio():
 def test_presets_carry_their_startup_and_the_option_replaces_it():
     assert CLUSTERS.create("kalos").spec.startup.minimum == 4.0
     seren = CLUSTERS.create("seren").spec.startup
-    # Debug's, through 84.8 % within 1 s and p99 88 s: sigma = ln 88 / (z(0.99) - z(0.848))
-    # = 4.4773 / (2.3263 - 1.0279) = 3.448, median = exp(-3.448 x 1.0279) = 0.0289 s
-    assert seren.median == pytest.approx(0.0289)
+    # Debug's, through p95 5 s and p99 88 s: sigma = ln(88 / 5) / (z(0.99) - z(0.95)) =
+    # 2.8679 / (2.3263 - 1.6449) = 4.208, median = 5 exp(-4.208 x 1.6449) = 0.0049 s, so
+    # Phi(ln(1 / 0.0049) / 4.208) = 89.7 % within 1 s (through 84.8 % within 1 s and p99 88 s:
+    # 3.448 and 0.0289 s)
+    assert seren.median == pytest.approx(0.0049) and seren.sigma == pytest.approx(4.208)
+    assert lognormal_between(95, 5.0, 99, 88.0) == {"median": 0.0049, "sigma": 4.208}
+    assert lognormal_through(0.848, 88.0, 99) == {"median": 0.0289, "sigma": 3.448}
     rows = dict((row[0], row[1:]) for row in seren.by_type)
-    assert rows["Eval"] == pytest.approx((0.0, 1.2667, 3.927, 300.0))  # 47.6 % <= 1 s, p95 809 s
+    # Eval through 47.6 % within 1 s raised by its 12 % of jobs waiting for GPUs (presets.acme
+    # WAITING_SHARE_BY_TYPE): 47.6 / 88 = 54.09 % and p95 809 s: sigma = ln 809 / (z(0.95) -
+    # z(0.54091)) = 6.6958 / (1.6449 - 0.1027) = 4.342, median = exp(-4.342 x 0.1027) =
+    # 0.6402 s (through the plain 47.6 %: 1.2667 s, 3.927)
+    assert rows["Eval"] == pytest.approx((0.0, 0.6402, 4.342, 300.0))
+    assert published_startup("seren", waiting={})["Eval"] == {"median": 1.2667, "sigma": 3.927}
+    # SFT through p75 4 s and p95 455 s: sigma = ln(455 / 4) / (z(0.95) - z(0.75)) = 4.7340 /
+    # (1.6449 - 0.6745) = 4.879, median = 4 exp(-4.879 x 0.6745) = 0.1489 s (65.2 % <= 1 s;
+    # through 60.5 % within 1 s and p95 455 s: 0.3066 s, 4.44)
+    assert rows["SFT"] == pytest.approx((0.0, 0.1489, 4.879, 300.0))
+    assert lognormal_through(0.605, 455.0) == {"median": 0.3066, "sigma": 4.44}
     # MLLM through 72.7 % within 1 s and p90 10 s, fitted to the 99 % of its jobs not held
     # (1 % held, presets.acme): 72.7 / 99 = 73.43 % within 1 s and 10 s at the level
     # 1 - 9 / 99 = 90.91 %: sigma = ln 10 / (z(0.90909) - z(0.73434)) = 2.3026 / (1.3352 -
@@ -206,3 +225,13 @@ def test_others_start_up_is_fitted_to_the_jobs_outside_its_published_wait_tail()
     normal = NormalDist(np.log(fit["median"]), fit["sigma"])
     assert 0.976 * normal.cdf(0.0) == pytest.approx(0.727, abs=1e-3)
     assert 0.976 * (1.0 - normal.cdf(np.log(68.0))) == pytest.approx(0.026, abs=1e-4)
+
+
+def test_lognormal_between_two_percentiles_passes_through_both():
+    # p50 2 s and p84.13 (z = 1) 2e s: median 2 s, sigma 1
+    from statistics import NormalDist
+
+    fit = lognormal_between(50, 2.0, 100 * NormalDist().cdf(1.0), 2.0 * np.e)
+    assert fit == {"median": 2.0, "sigma": 1.0}
+    # and a symmetric pair around the median: p25 1 s, p75 16 s -> median 4 s
+    assert lognormal_between(25, 1.0, 75, 16.0)["median"] == pytest.approx(4.0)
