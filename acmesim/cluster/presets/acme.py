@@ -180,7 +180,8 @@ WAITING_SHARE_BY_TYPE = {"Eval": 0.12}
 """Share of a type's jobs that wait for GPUs under ``acme`` and so queue longer than 1 s
 whatever their start-up; the start-up of the rest passes through the published share <= 1 s
 divided by 1 - this share, so start-up plus the scheduler's waits meet the published share:
-Eval [measured, see the module: 1 - 42.0 / 47.6 = 0.118 on seeds 1-3]."""
+Eval [measured, see the module: 1 - 42.0 / 47.6 = 0.118 on seeds 1-3; 0.08 and 0.16 in
+``experiments/fidelity/README.md``]."""
 
 
 def lognormal_through(share_le_1: float, value: float, level: float = FIT_LEVEL
