@@ -280,14 +280,12 @@ class _Generator:
         work = np.rint(np.minimum(run, c.run_max)).astype(np.int64)
         latency = c.latency_median * np.exp(c.latency_sigma * rng.standard_normal(n))
         latency[rng.random(n) < c.latency_zero] = 0.0
-        q = self.p.queue
-        latency = np.rint(np.minimum(latency, q.latency_max)).astype(np.int64)
-        if q.duration_includes_queue:  # the sampled duration is end - submit (Kalos)
-            latency = np.minimum(latency, np.maximum(work - q.min_run, 0))
-            end = np.maximum(submit + work, submit + latency + q.min_run)
-        else:
-            end = submit + latency + work
+        latency = np.rint(np.minimum(latency, self.p.queue.latency_max)).astype(np.int64)
+        # queue and run part are drawn independently and add up in both schemas: a Kalos
+        # CPU job's recorded end - submit is their sum (``CpuJobModel``), never the run
+        # part alone with the queue cut to fit inside it
         start = submit + latency
+        end = start + np.maximum(work, self.p.queue.min_run)
         shares = self.p.targets.cpu_state_job_share
         states = np.array([STATE_NAMES.index(s) for s in shares], dtype=np.int8)
         state = discrete_draws(rng, states, np.array(list(shares.values())), n)

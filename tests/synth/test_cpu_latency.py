@@ -7,7 +7,12 @@ from statistics import NormalDist
 
 import pytest
 
-from acmesim.synth.profiles import KALOS, SEREN, zero_inflated_lognormal
+from acmesim.synth.profiles import (
+    KALOS,
+    SEREN,
+    lognormal_median_for_mean,
+    zero_inflated_lognormal,
+)
 
 
 def test_without_zeros_it_is_the_lognormal_of_that_median_and_mean():
@@ -25,7 +30,31 @@ def test_seren_cpu_latency_is_derived_from_the_published_median_and_mean():
     assert zero_inflated_lognormal(1.0, 4.813, 0.35) == (2.795, 1.3959)
     cpu = SEREN.cpu
     assert (cpu.latency_median, cpu.latency_sigma, cpu.latency_zero) == (2.795, 1.3959, 0.35)
-    assert (KALOS.cpu.latency_median, KALOS.cpu.latency_sigma) == (9.0, 1.9)  # unchanged
+
+
+def test_kalos_cpu_queue_is_derived_from_the_published_median_and_mean():
+    # R-SUM: Kalos CPU queue median 9 s, mean 88.401 s (acme_facts.md §2.4), none at 0 s:
+    # sigma = sqrt(2 ln(88.401 / 9)) = sqrt(2 x 2.28465) = 2.13760, the median stays 9 s
+    assert zero_inflated_lognormal(9.0, 88.401, 0.0) == (9.0, 2.1376)
+    cpu = KALOS.cpu
+    assert (cpu.latency_median, cpu.latency_sigma, cpu.latency_zero) == (9.0, 2.1376, 0.0)
+
+
+def test_kalos_cpu_run_part_carries_the_duration_mean_left_after_the_queue():
+    # end - submit mean 118.352 s less the queue mean 88.401 s = 29.951 s (R-SUM); at sigma
+    # 2.1 the median is 29.951 / e^2.205 = 29.951 / 9.07011 = 3.3021 s
+    assert lognormal_median_for_mean(29.951, 2.1) == 3.3021
+    assert lognormal_median_for_mean(math.exp(0.5), 1.0) == 1.0
+    assert (KALOS.cpu.run_median, KALOS.cpu.run_sigma) == (3.3021, 2.1)
+    queue_mean = 9.0 * math.exp(2.1376 ** 2 / 2)
+    run_mean = 3.3021 * math.exp(2.1 ** 2 / 2)
+    assert queue_mean + run_mean == pytest.approx(118.352, rel=1e-3)
+
+
+@pytest.mark.parametrize("args", [(0.0, 2.0), (10.0, 0.0), (-1.0, 1.0)])
+def test_a_lognormal_needs_a_positive_mean_and_sigma(args):
+    with pytest.raises(ValueError, match="need mean > 0"):
+        lognormal_median_for_mean(*args)
 
 
 def test_the_fit_meets_its_median_and_mean_exactly():

@@ -88,6 +88,27 @@ def test_kalos_file_counts_duration_from_submission(tmp_path, kalos):
     assert raw["user"].str.fullmatch(r"uf\d{3}").all()
 
 
+def test_kalos_cpu_jobs_queue_first_and_run_after(kalos):
+    # Kalos's CPU duration is end - submit: queue (median 9 s, mean 88.4 s, R-SUM) and run part
+    # are drawn independently and add up; the queue is no longer cut to fit inside a sampled
+    # end - submit (which left a recorded mean of 14.5 s and a median of 4 s)
+    cpu = kalos[kalos["gpu_num"] == 0]
+    queue = (cpu["start_time"] - cpu["submit_time"]).dt.total_seconds()
+    run = (cpu["end_time"] - cpu["start_time"]).dt.total_seconds()
+    total = (cpu["end_time"] - cpu["submit_time"]).dt.total_seconds()
+    assert len(cpu) > 2000
+    assert (run >= 1).all()  # min_run: the queue never exceeds end - submit minus the run part
+    assert (queue + run == total).all()
+    assert queue.median() == pytest.approx(9.0, abs=1.0)
+    assert queue.mean() == pytest.approx(88.4, rel=0.3)
+    assert run.median() == 3.0  # the run part's median 3.3021 s, in whole seconds
+    assert total.median() == pytest.approx(22.0, rel=0.25)
+    assert total.mean() == pytest.approx(118.4, rel=0.25)
+    # independence: the queue of the longest-running half is no longer than the other's
+    long = run > run.median()
+    assert queue[long].median() == pytest.approx(queue[~long].median(), abs=2.0)
+
+
 @pytest.mark.parametrize("cluster", ["seren", "kalos"])
 def test_recorded_start_times_fit_on_the_cluster(cluster, seren, kalos):
     jobs = {"seren": seren, "kalos": kalos}[cluster]
