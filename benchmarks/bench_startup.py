@@ -10,6 +10,15 @@ Each figure is the user + system CPU time of a fresh child process
   enters the trace reader (``acmesim.run.lifecycle._load_trace``: configuration composed and
   checked, plug-ins and extensions built, nothing of the trace read yet). The child replaces
   that function by one that exits the process at once, so the figure is that CPU exactly;
+- **the default replay's start-up**: ``acmesim replay`` on the bundled sample, the whole
+  process's CPU (interpreter start to the command's return), and of that the part that is not
+  the run's work: the whole process less the CPU of the same run's work done again, warm, in
+  the same process (``run_replay`` on the same configuration into another directory: reading
+  the trace, simulating, building and writing the tables). What is left is everything a run
+  pays before and around its work, wherever it is paid: the interpreter, every import (also one
+  made inside the reader), Hydra's plugin scan and composition, the run directory and
+  ``.hydra`` files, the typed configuration, the skip check, the printed report, and the first
+  use of anything that a second run no longer pays for;
 - ``import pandas, numpy, pyarrow``: the libraries the trace reader and the result tables need
   in any case (the run lifecycle imports them before the reader; deferring them would move
   their CPU into the reader, not remove it);
@@ -56,6 +65,43 @@ sys.exit(main(["replay", *sys.argv[1:]]))
 """A child that runs ``acmesim replay ARGS`` and exits as the trace reader is entered
 (``acmesim.run.lifecycle`` is imported first: the replay imports it before the reader anyway,
 so the modules loaded by then, and their CPU, are the same)."""
+
+DEFAULT_REPLAY = r"""
+import resource, sys
+import acmesim.run.lifecycle as lifecycle
+import acmesim.run.replay as run_module
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+calls, inside = [], [0.0]
+replay = lifecycle.run_replay
+
+def recorded(config, run_dir, **kwargs):
+    calls.append((config, kwargs))
+    began = cpu()
+    try:
+        return replay(config, run_dir, **kwargs)
+    finally:
+        inside[0] += cpu() - began
+
+lifecycle.run_replay = run_module.run_replay = recorded
+from acmesim.cli.main import main
+code = main(["replay", *sys.argv[3:]])
+whole = cpu()
+(config, kwargs), = calls
+began = cpu()
+assert replay(config, sys.argv[2], **kwargs).error is None
+warm = cpu() - began
+open(sys.argv[1], "w").write(f"{whole!r} {inside[0]!r} {warm!r}\n")
+sys.exit(code)
+"""
+"""A child that runs ``acmesim replay ARGS[2:]``, then the same run's work (``run_replay``)
+again into the directory ARGS[1], and writes to ARGS[0] its CPU when the command returned, the
+CPU inside the command's ``run_replay`` and that of the warm repeat (``acmesim.cli.commands.
+replay`` imports ``run_replay`` when a run starts, so the recorded function is the one it
+calls)."""
 
 HYDRA_APP = r"""
 import dataclasses, hydra
@@ -118,6 +164,22 @@ def commands(run_dir: Path) -> dict[str, list[str]]:
     table["hydra app, one setting (floor of a Hydra start-up)"] = [
         python, "-c", HYDRA_APP, f"hydra.run.dir={run_dir / 'hydra'}"]
     return table
+
+
+def default_replay(folder: Path, env: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """Per round (fresh processes): the default replay's whole CPU, the CPU inside its run's
+    work (``run_replay``), that work done again warm, and the start-up (whole less warm)."""
+    costs: dict[str, list[float]] = {"whole": [], "inside": [], "warm": [], "start-up": []}
+    for k in range(-1, rounds):  # round -1 compiles the run's modules, unmeasured
+        out = folder / f"default-{k}.txt"
+        child_cpu([sys.executable, "-c", DEFAULT_REPLAY, str(out), str(folder / f"warm-{k}"),
+                   f"hydra.run.dir={folder / f'default-{k}'}", "progress=false",
+                   "force=true"], env, folder)
+        whole, inside, warm = map(float, out.read_text().split())
+        if k >= 0:
+            for name, value in zip(costs, (whole, inside, warm, whole - warm), strict=True):
+                costs[name].append(value)
+    return costs
 
 
 def child_cpu(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -184,12 +246,22 @@ def main(argv: list[str] | None = None) -> int:
             names = list(table)
             for name in names[k % len(names):] + names[:k % len(names)]:
                 cpu[name].append(child_cpu(table[name], env, folder))
+        replayed = default_replay(folder, env, args.rounds)
         sweep = (sweep_costs(folder, env, args.sweep_runs, args.rounds)
                  if args.sweep_runs > 1 else None)
     print(f"CPU seconds (user + sys) of a fresh process, {args.rounds} rounds: "
           "median (min-max)")
     width = max(map(len, cpu))
     for name, values in cpu.items():
+        print(_line(name, values, width))
+    print(f"the default replay (acmesim replay: the bundled sample, FIFO, consolidate), "
+          f"{args.rounds} rounds: median (min-max)")
+    rows = {"whole process": replayed["whole"],
+            "inside the run's work (run_replay)": replayed["inside"],
+            "the same work again, warm": replayed["warm"],
+            "start-up: whole process less the warm work": replayed["start-up"]}
+    width = max(map(len, rows))
+    for name, values in rows.items():
         print(_line(name, values, width))
     if sweep is not None:
         n = args.sweep_runs
