@@ -22,6 +22,8 @@ Each figure is the user + system CPU time of a fresh child process
 - ``import pandas, numpy, pyarrow``: the libraries the trace reader and the result tables need
   in any case (the run lifecycle imports them before the reader; deferring them would move
   their CPU into the reader, not remove it);
+- every third-party library the default replay imports (numpy, pandas, pyarrow, SimPy, PyYAML,
+  OmegaConf, Hydra's composition and override parser): the floor of its imports;
 - a Hydra application with one integer setting and no work (``hydra.main``, the same Hydra
   and plugins as acmesim's): the floor of any start-up that composes its configuration with
   Hydra here;
@@ -103,6 +105,12 @@ CPU inside the command's ``run_replay`` and that of the warm repeat (``acmesim.c
 replay`` imports ``run_replay`` when a run starts, so the recorded function is the one it
 calls)."""
 
+LIBRARIES = ("import numpy, pandas, pyarrow, simpy, yaml, omegaconf, hydra, "
+             "hydra.core.override_parser.overrides_parser; "
+             "from hydra._internal import hydra as h, config_loader_impl")
+"""The third-party libraries ``acmesim replay`` imports (every one it loads in the default
+replay), and the Hydra modules it runs: the floor of its imports, whatever acmesim defers."""
+
 HYDRA_APP = r"""
 import dataclasses, hydra
 from hydra.core.config_store import ConfigStore
@@ -161,6 +169,8 @@ def commands(run_dir: Path) -> dict[str, list[str]]:
         python, "-c", UNTIL_READER, f"hydra.run.dir={run_dir / 'run'}", "progress=false"]
     table["import pandas, numpy, pyarrow (the reader needs them)"] = [
         python, "-c", "import pandas, numpy, pyarrow"]
+    table["import every library a replay imports (floor of imports)"] = [
+        python, "-c", LIBRARIES]
     table["hydra app, one setting (floor of a Hydra start-up)"] = [
         python, "-c", HYDRA_APP, f"hydra.run.dir={run_dir / 'hydra'}"]
     return table
