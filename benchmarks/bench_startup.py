@@ -39,6 +39,12 @@ is removed and ``PYTHONPYCACHEPREFIX`` points at a temporary folder, which a fir
 round of every command fills.
 
     python benchmarks/bench_startup.py [--rounds 7] [--sweep-runs 8]
+    python benchmarks/bench_startup.py --against DIR [--rounds 15]
+
+``--against DIR`` compares this code with the ``acmesim`` package of another source tree
+(``DIR/acmesim``, e.g. ``git archive REV acmesim | tar -x -C DIR``): the ``acmesim`` commands
+and the default replay, each run on both in every round (which one first alternates), then the
+two medians side by side.
 """
 
 from __future__ import annotations
@@ -237,13 +243,54 @@ def _line(name: str, values: list[float], width: int) -> str:
             f"({min(values):.3f}-{max(values):.3f})")
 
 
+def compare(against: Path, rounds: int) -> None:
+    """Print each ``acmesim`` command's and the default replay's CPU median on this code and on
+    the tree ``against``, interleaved round by round (module docstring)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        here = Path(__file__).resolve().parent.parent
+        trees = {"this code": here, str(against): against.resolve()}
+        envs = {}
+        for k, (name, tree) in enumerate(trees.items()):
+            env = {v: w for v, w in os.environ.items() if v != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(folder / f"pycache-{k}"))
+            envs[name] = env
+        table = {name: c for name, c in commands(folder).items() if name.startswith("acmesim")}
+        rows = [*table, "default replay: whole process", "default replay: start-up"]
+        cpu: dict[tuple[str, str], list[float]] = {(t, r): [] for t in trees for r in rows}
+        for env in envs.values():  # compiles every module the commands import
+            for command in table.values():
+                child_cpu(command, env, folder)
+            default_replay(folder, env, 0)
+        for k in range(rounds):
+            order = list(trees) if k % 2 == 0 else list(trees)[::-1]
+            for name, command in table.items():
+                for tree in order:
+                    cpu[(tree, name)].append(child_cpu(command, envs[tree], folder))
+            for tree in order:
+                replayed = default_replay(folder, envs[tree], 1)
+                cpu[(tree, rows[-2])] += replayed["whole"]
+                cpu[(tree, rows[-1])] += replayed["start-up"]
+    print(f"CPU seconds (user + sys) of a fresh process, {rounds} rounds interleaved: median")
+    width = max(map(len, rows))
+    print(f"  {'':<{width}}  " + "  ".join(f"{t:>12}" for t in trees))
+    for row in rows:
+        print(f"  {row:<{width}}  "
+              + "  ".join(f"{statistics.median(cpu[(t, row)]):>12.3f}" for t in trees))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the median and range of each command's CPU over ``--rounds`` fresh processes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--sweep-runs", type=int, default=8,
                         help="seeds of the measured sweep (0 skips the sweep)")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="a source tree to compare with (its acmesim/ package)")
     args = parser.parse_args(argv)
+    if args.against is not None:
+        compare(args.against, args.rounds)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
