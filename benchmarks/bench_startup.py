@@ -10,9 +10,20 @@ Each figure is the user + system CPU time of a fresh child process
   enters the trace reader (``acmesim.run.lifecycle._load_trace``: configuration composed and
   checked, plug-ins and extensions built, nothing of the trace read yet). The child replaces
   that function by one that exits the process at once, so the figure is that CPU exactly;
+- **the default replay's start-up**: ``acmesim replay`` on the bundled sample, the whole
+  process's CPU (interpreter start to the command's return), and of that the part that is not
+  the run's work: the whole process less the CPU of the same run's work done again, warm, in
+  the same process (``run_replay`` on the same configuration into another directory: reading
+  the trace, simulating, building and writing the tables). What is left is everything a run
+  pays before and around its work, wherever it is paid: the interpreter, every import (also one
+  made inside the reader), Hydra's plugin scan and composition, the run directory and
+  ``.hydra`` files, the typed configuration, the skip check, the printed report, and the first
+  use of anything that a second run no longer pays for;
 - ``import pandas, numpy, pyarrow``: the libraries the trace reader and the result tables need
   in any case (the run lifecycle imports them before the reader; deferring them would move
   their CPU into the reader, not remove it);
+- every third-party library the default replay imports (numpy, pandas, pyarrow, SimPy, PyYAML,
+  OmegaConf, Hydra's composition and override parser): the floor of its imports;
 - a Hydra application with one integer setting and no work (``hydra.main``, the same Hydra
   and plugins as acmesim's): the floor of any start-up that composes its configuration with
   Hydra here;
@@ -28,6 +39,12 @@ is removed and ``PYTHONPYCACHEPREFIX`` points at a temporary folder, which a fir
 round of every command fills.
 
     python benchmarks/bench_startup.py [--rounds 7] [--sweep-runs 8]
+    python benchmarks/bench_startup.py --against DIR [--rounds 15]
+
+``--against DIR`` compares this code with the ``acmesim`` package of another source tree
+(``DIR/acmesim``, e.g. ``git archive REV acmesim | tar -x -C DIR``): the ``acmesim`` commands
+and the default replay, each run on both in every round (which one first alternates), then the
+two medians side by side.
 """
 
 from __future__ import annotations
@@ -56,6 +73,49 @@ sys.exit(main(["replay", *sys.argv[1:]]))
 """A child that runs ``acmesim replay ARGS`` and exits as the trace reader is entered
 (``acmesim.run.lifecycle`` is imported first: the replay imports it before the reader anyway,
 so the modules loaded by then, and their CPU, are the same)."""
+
+DEFAULT_REPLAY = r"""
+import resource, sys
+import acmesim.run.lifecycle as lifecycle
+import acmesim.run.replay as run_module
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+calls, inside = [], [0.0]
+replay = lifecycle.run_replay
+
+def recorded(config, run_dir, **kwargs):
+    calls.append((config, kwargs))
+    began = cpu()
+    try:
+        return replay(config, run_dir, **kwargs)
+    finally:
+        inside[0] += cpu() - began
+
+lifecycle.run_replay = run_module.run_replay = recorded
+from acmesim.cli.main import main
+code = main(["replay", *sys.argv[3:]])
+whole = cpu()
+(config, kwargs), = calls
+began = cpu()
+assert replay(config, sys.argv[2], **kwargs).error is None
+warm = cpu() - began
+open(sys.argv[1], "w").write(f"{whole!r} {inside[0]!r} {warm!r}\n")
+sys.exit(code)
+"""
+"""A child that runs ``acmesim replay ARGS[2:]``, then the same run's work (``run_replay``)
+again into the directory ARGS[1], and writes to ARGS[0] its CPU when the command returned, the
+CPU inside the command's ``run_replay`` and that of the warm repeat (``acmesim.cli.commands.
+replay`` imports ``run_replay`` when a run starts, so the recorded function is the one it
+calls)."""
+
+LIBRARIES = ("import numpy, pandas, pyarrow, simpy, yaml, omegaconf, hydra, "
+             "hydra.core.override_parser.overrides_parser; "
+             "from hydra._internal import hydra as h, config_loader_impl")
+"""The third-party libraries ``acmesim replay`` imports (every one it loads in the default
+replay), and the Hydra modules it runs: the floor of its imports, whatever acmesim defers."""
 
 HYDRA_APP = r"""
 import dataclasses, hydra
@@ -115,9 +175,27 @@ def commands(run_dir: Path) -> dict[str, list[str]]:
         python, "-c", UNTIL_READER, f"hydra.run.dir={run_dir / 'run'}", "progress=false"]
     table["import pandas, numpy, pyarrow (the reader needs them)"] = [
         python, "-c", "import pandas, numpy, pyarrow"]
+    table["import every library a replay imports (floor of imports)"] = [
+        python, "-c", LIBRARIES]
     table["hydra app, one setting (floor of a Hydra start-up)"] = [
         python, "-c", HYDRA_APP, f"hydra.run.dir={run_dir / 'hydra'}"]
     return table
+
+
+def default_replay(folder: Path, env: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """Per round (fresh processes): the default replay's whole CPU, the CPU inside its run's
+    work (``run_replay``), that work done again warm, and the start-up (whole less warm)."""
+    costs: dict[str, list[float]] = {"whole": [], "inside": [], "warm": [], "start-up": []}
+    for k in range(-1, rounds):  # round -1 compiles the run's modules, unmeasured
+        out = folder / f"default-{k}.txt"
+        child_cpu([sys.executable, "-c", DEFAULT_REPLAY, str(out), str(folder / f"warm-{k}"),
+                   f"hydra.run.dir={folder / f'default-{k}'}", "progress=false",
+                   "force=true"], env, folder)
+        whole, inside, warm = map(float, out.read_text().split())
+        if k >= 0:
+            for name, value in zip(costs, (whole, inside, warm, whole - warm), strict=True):
+                costs[name].append(value)
+    return costs
 
 
 def child_cpu(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -165,13 +243,54 @@ def _line(name: str, values: list[float], width: int) -> str:
             f"({min(values):.3f}-{max(values):.3f})")
 
 
+def compare(against: Path, rounds: int) -> None:
+    """Print each ``acmesim`` command's and the default replay's CPU median on this code and on
+    the tree ``against``, interleaved round by round (module docstring)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        here = Path(__file__).resolve().parent.parent
+        trees = {"this code": here, str(against): against.resolve()}
+        envs = {}
+        for k, (name, tree) in enumerate(trees.items()):
+            env = {v: w for v, w in os.environ.items() if v != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(folder / f"pycache-{k}"))
+            envs[name] = env
+        table = {name: c for name, c in commands(folder).items() if name.startswith("acmesim")}
+        rows = [*table, "default replay: whole process", "default replay: start-up"]
+        cpu: dict[tuple[str, str], list[float]] = {(t, r): [] for t in trees for r in rows}
+        for env in envs.values():  # compiles every module the commands import
+            for command in table.values():
+                child_cpu(command, env, folder)
+            default_replay(folder, env, 0)
+        for k in range(rounds):
+            order = list(trees) if k % 2 == 0 else list(trees)[::-1]
+            for name, command in table.items():
+                for tree in order:
+                    cpu[(tree, name)].append(child_cpu(command, envs[tree], folder))
+            for tree in order:
+                replayed = default_replay(folder, envs[tree], 1)
+                cpu[(tree, rows[-2])] += replayed["whole"]
+                cpu[(tree, rows[-1])] += replayed["start-up"]
+    print(f"CPU seconds (user + sys) of a fresh process, {rounds} rounds interleaved: median")
+    width = max(map(len, rows))
+    print(f"  {'':<{width}}  " + "  ".join(f"{t:>12}" for t in trees))
+    for row in rows:
+        print(f"  {row:<{width}}  "
+              + "  ".join(f"{statistics.median(cpu[(t, row)]):>12.3f}" for t in trees))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the median and range of each command's CPU over ``--rounds`` fresh processes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--sweep-runs", type=int, default=8,
                         help="seeds of the measured sweep (0 skips the sweep)")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="a source tree to compare with (its acmesim/ package)")
     args = parser.parse_args(argv)
+    if args.against is not None:
+        compare(args.against, args.rounds)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -184,12 +303,22 @@ def main(argv: list[str] | None = None) -> int:
             names = list(table)
             for name in names[k % len(names):] + names[:k % len(names)]:
                 cpu[name].append(child_cpu(table[name], env, folder))
+        replayed = default_replay(folder, env, args.rounds)
         sweep = (sweep_costs(folder, env, args.sweep_runs, args.rounds)
                  if args.sweep_runs > 1 else None)
     print(f"CPU seconds (user + sys) of a fresh process, {args.rounds} rounds: "
           "median (min-max)")
     width = max(map(len, cpu))
     for name, values in cpu.items():
+        print(_line(name, values, width))
+    print(f"the default replay (acmesim replay: the bundled sample, FIFO, consolidate), "
+          f"{args.rounds} rounds: median (min-max)")
+    rows = {"whole process": replayed["whole"],
+            "inside the run's work (run_replay)": replayed["inside"],
+            "the same work again, warm": replayed["warm"],
+            "start-up: whole process less the warm work": replayed["start-up"]}
+    width = max(map(len, rows))
+    for name, values in rows.items():
         print(_line(name, values, width))
     if sweep is not None:
         n = args.sweep_runs

@@ -16,7 +16,7 @@ from acmesim.core.atomic import atomic_write_csv
 from acmesim.core.config import ReplayConfig
 from acmesim.core.errors import AcmesimError
 from acmesim.results.completion import begin_run, incomplete_reason
-from acmesim.results.job_delays import by_type_table, duration_text
+from acmesim.results.job_delays import DELAY_COLUMNS, by_type_table, duration_text
 from acmesim.results.rundirs import COMPLETE, RESULT_FILES, SUMMARY_FILE, read_run
 
 
@@ -157,11 +157,12 @@ def format_report(result: Any, config: ReplayConfig, run_dir: Path, brief: bool 
 
 
 def _type_lines(jobs_csv: Path) -> list[str]:
-    """The per-job-type table of queue delay and JCT, as indented text lines."""
+    """The per-job-type table of queue delay and JCT, as indented text lines (read from the
+    columns it needs alone: the others of a large table would cost the most of its reading)."""
     if not jobs_csv.is_file():
         return []
     try:
-        table = by_type_table(pd.read_csv(jobs_csv))
+        table = by_type_table(pd.read_csv(jobs_csv, usecols=DELAY_COLUMNS.__contains__))
     except (AcmesimError, KeyError, ValueError):
         return []
     lines = [f"  {'job type':<10} {'jobs':>7}  {'queue mean':>10} {'queue p50':>10}  "

@@ -20,14 +20,21 @@ def lazy_exports(
     ``module_of`` maps each public name to the module that defines it, relative to ``package``
     (``".generate"``) or absolute (``"acmesim.run.simulate"``). The imported value is kept in
     ``namespace`` (the package's ``globals()``), so later uses do not come back here. A name
-    not in ``module_of`` raises ``AttributeError`` as a missing attribute does.
+    not in ``module_of`` raises ``AttributeError`` as a missing attribute does. Importing a
+    submodule binds its name in the package (``launch`` for ``.launch``): when the package
+    exports a name of that module's own, the export is bound over it at once, whichever of the
+    module's names was read first.
     """
 
     def __getattr__(name: str) -> Any:
         module = module_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+        loaded = importlib.import_module(module, package)
+        own = loaded.__name__.rpartition(".")[2]
+        if module_of.get(own) == module:
+            namespace[own] = getattr(loaded, own)
+        value = getattr(loaded, name)
         namespace[name] = value
         return value
 

@@ -2,15 +2,21 @@
 
 A plug-in class declares its typed options as a nested dataclass ``Config`` and registers
 itself with ``@REGISTRY.register("name", "alias", ...)``. The registry discovers every module of
-its package on first use, so adding a policy is one new file; an unknown name fails with the list
-of valid names and an unknown option with the list of valid options.
+its package when it must know every name (``names``, ``aliases``, an unknown name), so adding a
+policy is one new file; an unknown name fails with the list of valid names and an unknown option
+with the list of valid options. Looking one name up (``canonical``, ``get``, ``create``) first
+imports only the package's module of that name, the file a plug-in usually lives in
+(``fifo`` in ``fifo.py``), and discovers every module only when that one does not register it:
+a run imports the plug-ins it uses, not every plug-in installed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import pkgutil
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -62,6 +68,18 @@ class Registry(Generic[T]):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{self._package}.{info.name}")
 
+    def _find(self, name: str) -> None:
+        """Make ``name`` known if any module registers it: the package's module named ``name``
+        first (imported alone), every module when that one does not register it."""
+        if name in self._aliases or self._discovered or self._package is None:
+            return
+        if name.isidentifier() and not name.startswith("_"):
+            module = f"{self._package}.{name}"
+            if module in sys.modules or importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
+        if name not in self._aliases:
+            self._discover()
+
     def names(self) -> list[str]:
         """The canonical names of every registered plug-in, sorted."""
         self._discover()
@@ -72,9 +90,14 @@ class Registry(Generic[T]):
         self._discover()
         return dict(self._aliases)
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a registered plug-in name or alias (importing as ``canonical``)."""
+        self._find(name)
+        return name in self._aliases
+
     def canonical(self, name: str) -> str:
         """The canonical name for ``name`` or an alias; unknown names list the valid ones."""
-        self._discover()
+        self._find(name)
         try:
             return self._aliases[name]
         except KeyError:

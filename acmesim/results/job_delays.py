@@ -24,6 +24,10 @@ def seconds(column: pd.Series) -> pd.Series:
     return (stamps - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
 
 
+DELAY_COLUMNS = frozenset({"type", "submit_time", "start_time", "end_time", "queue_delay", "jct"})
+"""Every column ``job_delays`` reads (a reader may read these alone)."""
+
+
 def job_delays(jobs: pd.DataFrame) -> pd.DataFrame:
     """``type``, ``queue_delay`` and ``jct`` (s) per job, from the columns a jobs table has."""
     out = pd.DataFrame({"type": jobs["type"].astype(str) if "type" in jobs else "all"})

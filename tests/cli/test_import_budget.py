@@ -7,7 +7,8 @@ declare the options import it only where they draw or compute); ``acmesim collec
 ``acmesim plot --help`` none of them either (their commands import pandas, YAML and matplotlib
 where they read runs or draw), nor ``acmesim synth --help``, ``acmesim characterize --help`` and
 ``acmesim validate --help``, whose option lists (profile names, start models) come from light
-catalogues, not from the generator or the analysis.
+catalogues, not from the generator or the analysis. A replay imports the plug-ins it selects,
+not every plug-in installed (``acmesim.core.registry``: one name looked up imports its module).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -55,3 +57,31 @@ def test_help_imports_no_heavy_library(argv):
 
 def test_top_level_help_imports_not_even_numpy():
     assert "numpy" not in loaded_after("--help")["loaded"]
+
+
+REPLAY = textwrap.dedent("""
+    import contextlib, io, json, sys
+    from acmesim.cli.main import main
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["replay", *sys.argv[1:]])
+    print(json.dumps({"code": code, "loaded": sorted(sys.modules)}))
+""")
+
+UNUSED = ("acmesim.policies.scheduling.sjf", "acmesim.policies.scheduling.easy_backfill",
+          "acmesim.policies.scheduling.acme_reservation", "acmesim.policies.placement.spread",
+          "acmesim.policies.placement.lucid", "acmesim.policies.failure.weibull",
+          "acmesim.policies.checkpoint.daly", "acmesim.policies.recovery.hot_spare",
+          "acmesim.policies.power.acme", "acmesim.sources.synthetic")
+"""Plug-in modules of options the default replay does not select."""
+
+
+def test_the_default_replay_imports_the_plugins_it_uses_and_no_other(tmp_path):
+    done = subprocess.run([sys.executable, "-c", REPLAY, "progress=false", "hydra.run.dir=run"],
+                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    probe = json.loads(done.stdout.splitlines()[-1])
+    assert probe["code"] == 0
+    used = ("acmesim.policies.scheduling.fifo", "acmesim.policies.placement.consolidate",
+            "acmesim.policies.failure.none", "acmesim.policies.recovery.automatic",
+            "acmesim.sources.sample")
+    assert set(used) <= set(probe["loaded"])
+    assert sorted(set(UNUSED) & set(probe["loaded"])) == []

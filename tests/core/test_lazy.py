@@ -63,3 +63,23 @@ def test_every_public_name_resolves(package_name: str) -> None:
     package = importlib.import_module(package_name)
     for name in package.__all__:
         assert getattr(package, name) is not None, f"{package_name}.{name}"
+
+
+def test_a_name_its_module_shares_is_the_export_whichever_name_is_read_first(tmp_path: Path):
+    """A module's import binds its name in the package: ``launch`` (the function of
+    ``.launch``) stays the function when another name of that module is read first, as Hydra
+    reads ``OutcomeCallback`` before the replay calls ``launch``."""
+    package = tmp_path / "samename"
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent(
+        """
+        from acmesim.core.lazy import lazy_exports
+
+        __getattr__ = lazy_exports(__name__, {"launch": ".launch", "OTHER": ".launch"},
+                                   globals())
+        """))
+    (package / "launch.py").write_text("OTHER = 1\n\ndef launch():\n    return 2\n")
+    script = "import samename\nassert samename.OTHER == 1\nassert samename.launch() == 2\n"
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -47,7 +47,7 @@ def with_eval_group(argv: list[str]) -> list[str]:
     from acmesim.evaluation.scheduling.base import is_legacy, warn_legacy
 
     old = next((arg.split("=", 1)[1] for arg in argv if arg.startswith("scheduler=")), "")
-    if "," in old or old not in SCHEDULERS.aliases() or not is_legacy(old):
+    if not old or "," in old or not is_legacy(old):
         return argv
     mode = SCHEDULERS.get(old).EVAL_MODE
     base, rest = "fifo", []

@@ -18,6 +18,15 @@ Two compositions Hydra repeats are done once, each giving what Hydra's own would
 
 Either way the run directories, ``.hydra/*.yaml``, ``multirun.yaml`` and every result file are
 the same (``tests/cli/test_one_composition.py``).
+
+One scan is narrowed: Hydra imports every module of every installed plugin package to find its
+plugins, and the launcher and sweeper packages acmesim's extras install (``LAUNCHER_PLUGINS``:
+joblib, submitit, Optuna, Ray) hold only launchers, sweepers and their config entries. A command
+line that can only use Hydra's basic launcher and sweeper (``basic_launcher_only``) is run
+without importing them (``_basic_launcher_scan``); every other plugin package is scanned as
+Hydra scans it, so a search-path or config-source plugin installed by another package still
+counts. Any other command line (``hydra/launcher=joblib``, ``--info plugins``, ``--help``, ``-cn``,
+...) scans them all (``tests/cli/test_plugin_scan.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ import dataclasses
 import logging
 import math
 import os
+import pkgutil
 import sys
+import types
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -122,6 +133,60 @@ def mode_unset(argv: list[str]) -> bool:
         if key.startswith(("hydra/", "hydra.mode")):
             return False
     return True
+
+
+LAUNCHER_PLUGINS = ("hydra_plugins.hydra_joblib_launcher", "hydra_plugins.hydra_submitit_launcher",
+                    "hydra_plugins.hydra_optuna_sweeper", "hydra_plugins.hydra_ray_launcher")
+"""Hydra plugin packages that define only ``Launcher`` and ``Sweeper`` plugins (and store their
+configs under ``hydra/launcher`` and ``hydra/sweeper``): the packaged extras' (pyproject.toml).
+A run on the basic launcher and sweeper reads nothing of them (a test checks the premise)."""
+
+
+def basic_launcher_only(argv: list[str]) -> bool:
+    """Whether ``argv`` can only run on Hydra's basic launcher and sweeper.
+
+    ``mode_unset`` (only ``key=value`` overrides and ``-m``, none selecting a ``hydra/`` group or
+    naming a custom primary config, and the packaged config selects neither) and no override of
+    a ``hydra.launcher`` or ``hydra.sweeper`` key.
+    """
+    keys = (arg.split("=", 1)[0].lstrip("+~") for arg in argv if "=" in arg)
+    return mode_unset(argv) and not any(
+        key.startswith(("hydra.launcher", "hydra.sweeper")) for key in keys)
+
+
+def _outside(packages: Sequence[str], walk: Callable[..., Iterator[Any]]) -> Callable[..., Any]:
+    """``walk`` (``pkgutil.walk_packages``) without the modules of ``packages``."""
+
+    def walk_packages(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        for info in walk(*args, **kwargs):
+            if not any(info.name == p or info.name.startswith(p + ".") for p in packages):
+                yield info
+
+    return walk_packages
+
+
+@contextlib.contextmanager
+def _basic_launcher_scan(argv: list[str]) -> Iterator[None]:
+    """Hydra's plugin scan without ``LAUNCHER_PLUGINS`` when ``argv`` cannot use them.
+
+    Only while no scan has been made in this process (a finished one is kept by Hydra and costs
+    nothing more). The narrowed scan is dropped afterwards, so the next command that needs
+    every plugin (``hydra/launcher=joblib``) has Hydra scan them all.
+    """
+    from hydra.core import plugins
+    from hydra.core.singleton import Singleton
+
+    if not basic_launcher_only(argv) or plugins.Plugins in Singleton._instances:
+        yield
+        return
+    scanner = plugins.pkgutil
+    plugins.pkgutil = types.SimpleNamespace(  # type: ignore[assignment]
+        walk_packages=_outside(LAUNCHER_PLUGINS, pkgutil.walk_packages))
+    try:
+        yield
+    finally:
+        plugins.pkgutil = scanner
+        Singleton._instances.pop(plugins.Plugins, None)
 
 
 @contextlib.contextmanager
@@ -220,7 +285,7 @@ def launch(task: Callable[[DictConfig], int | float], argv: list[str]) -> int:
         config_path=f"pkg://{CONFIG_MODULE}", config_name=CONFIG_NAME, version_base="1.3"
     )(task)
     with (_argv("acmesim replay", argv), _restored_logging(), _mode_unset(argv),
-          _compose_each_job_once()):
+          _basic_launcher_scan(argv), _compose_each_job_once()):
         try:
             entry()
         except SystemExit as exc:

@@ -83,8 +83,7 @@ class EvalReplayScheduler(Scheduler):
 def is_legacy(name: str) -> bool:
     """Whether scheduler ``name`` is an old-spelling evaluation-replay scheduler (an unknown
     name, such as an unregistered instance's, is not)."""
-    known = SCHEDULERS.aliases()
-    return name in known and issubclass(SCHEDULERS.get(name), EvalReplayScheduler)
+    return SCHEDULERS.knows(name) and issubclass(SCHEDULERS.get(name), EvalReplayScheduler)
 
 
 def split_legacy(scheduler: Choice) -> tuple[Choice, Choice] | None:
