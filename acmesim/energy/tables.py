@@ -9,13 +9,13 @@ supplies' ``efficiency``: wall energy, so the states sum to the total.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from acmesim.core.numeric import exact_dot
 from acmesim.energy.accounting import MILLI, PowerAccounting
 from acmesim.results.utilization import POWER_COLUMNS, integral
 
@@ -136,20 +136,10 @@ def lost_energy(acc: PowerAccounting, failure_lost_gpu_time: Sequence[float], sh
     rollback_gs = np.maximum(0.0, fail_lost - failure_restart * gpus)
     waiting = (model.waiting_w + share) / eff
     return {
-        "energy_lost_rollback_kwh": _dot(rollback_gs, (acc.run_w + share) / eff),
-        "energy_lost_recovery_kwh": _dot(failure_restart, gpus) * waiting,
-        "energy_lost_checkpoint_kwh": _dot(acc.waiting.stall_s, gpus) * waiting,
+        "energy_lost_rollback_kwh": exact_dot(rollback_gs, (acc.run_w + share) / eff),
+        "energy_lost_recovery_kwh": exact_dot(failure_restart, gpus) * waiting,
+        "energy_lost_checkpoint_kwh": exact_dot(acc.waiting.stall_s, gpus) * waiting,
     }
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a . b``, the products summed exactly rounded (``math.fsum``) over the nonzero ``a``.
-
-    Not ``np.dot``: its BLAS sum depends on the build and the number of threads, and its
-    threads spin on after the call (milliseconds of CPU time for a product of microseconds).
-    """
-    nonzero = np.flatnonzero(a)
-    return math.fsum((a[nonzero] * b[nonzero]).tolist()) if nonzero.size else 0.0
 
 
 def job_energy(acc: PowerAccounting, held: np.ndarray, gpu_pool: np.ndarray,

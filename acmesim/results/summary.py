@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from acmesim.core.numeric import exact_dot
 from acmesim.results.schema import STATS, SUMMARY
 from acmesim.trace.schema import FAILED_STATES, FINAL_STATES, JOB_TYPES
 
@@ -58,9 +59,8 @@ def job_statistics(jobs: pd.DataFrame, total_gpus: int, recorded: bool) -> dict[
                                 (types == job_type).to_numpy()))
     gpu = jobs["pool"] == "gpu"
     gpu_num = jobs["gpu_num"].to_numpy(dtype=float)
-    out["gpu_time"] = float(np.dot(jobs["run_time"].to_numpy(dtype=float)[gpu], gpu_num[gpu]))
-    out["trace_gpu_time"] = float(np.dot(jobs["recorded_run_time"].to_numpy(dtype=float),
-                                         gpu_num))
+    out["gpu_time"] = exact_dot(jobs["run_time"].to_numpy(dtype=float)[gpu], gpu_num[gpu])
+    out["trace_gpu_time"] = exact_dot(jobs["recorded_run_time"].to_numpy(dtype=float), gpu_num)
     out["gpu_utilization"] = (out["gpu_time"] / (total_gpus * makespan)) if makespan > 0 else 0.0
     out["preemptions"] = int(jobs["preemptions"].sum())
     out["failures"] = int(jobs["failures"].sum())

@@ -77,11 +77,6 @@ class JobTable:
         ends = np.asarray(self.start, dtype=float) + np.asarray(self.recorded_run_time, dtype=float)
         return float(max(ends.max(), np.asarray(self.submit, dtype=float).max()))
 
-    @property
-    def trace_gpu_time(self) -> float:
-        """Recorded GPU-seconds of the simulated jobs (sum of recorded_run_time x gpu_num)."""
-        return float(np.dot(np.asarray(self.recorded_run_time),
-                            np.asarray(self.gpu_num, dtype=float)))
 
 
 PLAIN_FIELDS: tuple[JobField, ...] = tuple(

@@ -118,3 +118,19 @@ def test_top_level_help_names_the_replay_groups(capsys):
     text = capsys.readouterr().out
     assert "replay config groups: " + ", ".join(hydra_app.GROUPS) in text
     assert "acmesim replay --help" in text
+
+
+def test_overrides_after_a_flag_are_an_error_that_shows_the_command_in_order():
+    from acmesim.cli.hydra.overrides import override_arguments
+
+    assert override_arguments(["-m", "trace.seed=1,2", "seed=3"]) == ["trace.seed=1,2", "seed=3"]
+    in_order = r"acmesim replay -m trace=synthetic trace.seed=1,2 seed=3"
+    with pytest.raises(ConfigError, match=r"not read: trace.seed=1,2 seed=3.*" + in_order):
+        override_arguments(["trace=synthetic", "-m", "trace.seed=1,2", "seed=3"])
+
+
+def test_overrides_after_a_flag_stop_the_replay_before_it_runs(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", "trace=synthetic", "-m", "trace.seed=1,2"]) != 0
+    assert "overrides after a flag are not read: trace.seed=1,2" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

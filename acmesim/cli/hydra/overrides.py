@@ -50,9 +50,15 @@ def override_arguments(argv: list[str]) -> list[str]:
     from hydra._internal.utils import get_args_parser
 
     try:
-        args, _ = get_args_parser().parse_known_args(argv)
+        args, rest = get_args_parser().parse_known_args(argv)
     except SystemExit:  # a malformed flag: Hydra reports it with its usage
         return []
+    stray = [arg for arg in rest if "=" in arg and not arg.startswith("-")]
+    if stray:  # Hydra's parser reads the overrides before the first flag only
+        raise ConfigError(
+            f"overrides after a flag are not read: {' '.join(stray)}; give -m/--multirun and "
+            f"every other flag before the key=value overrides (acmesim replay -m "
+            f"{' '.join([*args.overrides, *stray])})")
     return list(args.overrides)
 
 
