@@ -279,6 +279,14 @@ def compare(against: Path, rounds: int) -> None:
               + "  ".join(f"{statistics.median(cpu[(t, row)]):>12.3f}" for t in trees))
 
 
+def _table(title: str, rows: dict[str, list[float]]) -> None:
+    """Print ``title`` and one aligned median (min-max) line per row."""
+    print(title)
+    width = max(map(len, rows))
+    for name, values in rows.items():
+        print(_line(name, values, width))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the median and range of each command's CPU over ``--rounds`` fresh processes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -306,31 +314,22 @@ def main(argv: list[str] | None = None) -> int:
         replayed = default_replay(folder, env, args.rounds)
         sweep = (sweep_costs(folder, env, args.sweep_runs, args.rounds)
                  if args.sweep_runs > 1 else None)
-    print(f"CPU seconds (user + sys) of a fresh process, {args.rounds} rounds: "
-          "median (min-max)")
-    width = max(map(len, cpu))
-    for name, values in cpu.items():
-        print(_line(name, values, width))
-    print(f"the default replay (acmesim replay: the bundled sample, FIFO, consolidate), "
-          f"{args.rounds} rounds: median (min-max)")
-    rows = {"whole process": replayed["whole"],
+    _table(f"CPU seconds (user + sys) of a fresh process, {args.rounds} rounds: "
+           "median (min-max)", cpu)
+    _table(f"the default replay (acmesim replay: the bundled sample, FIFO, consolidate), "
+           f"{args.rounds} rounds: median (min-max)",
+           {"whole process": replayed["whole"],
             "inside the run's work (run_replay)": replayed["inside"],
             "the same work again, warm": replayed["warm"],
-            "start-up: whole process less the warm work": replayed["start-up"]}
-    width = max(map(len, rows))
-    for name, values in rows.items():
-        print(_line(name, values, width))
+            "start-up: whole process less the warm work": replayed["start-up"]})
     if sweep is not None:
         n = args.sweep_runs
-        print(f"a sweep of {n} seeds on the sample (acmesim replay -m seed=0,...,{n - 1}, basic "
-              f"launcher), {args.rounds} rounds: median (min-max)")
-        rows = {f"sweep of {n} runs, whole process": sweep["total"],
+        _table(f"a sweep of {n} seeds on the sample (acmesim replay -m seed=0,...,{n - 1}, basic "
+               f"launcher), {args.rounds} rounds: median (min-max)",
+               {f"sweep of {n} runs, whole process": sweep["total"],
                 "sweep of 1 run, whole process": sweep["one"],
                 "per extra run: inside the run lifecycle": sweep["lifecycle"],
-                "per extra run: start-up (the rest)": sweep["per_run"]}
-        width = max(map(len, rows))
-        for name, values in rows.items():
-            print(_line(name, values, width))
+                "per extra run: start-up (the rest)": sweep["per_run"]})
     return 0
 
 
