@@ -81,7 +81,8 @@ def test_synthetic_trace_options(standins):
 
 BAD = [
     (["scheduler=bogus"], ["unknown scheduler 'bogus'", "easy_backfill", "fifo", "qssf"]),
-    (["scheduler=fifo,nope", "-m"], ["unknown scheduler 'nope'", "fifo"]),
+    (["-m", "scheduler=fifo,nope"], ["unknown scheduler 'nope'", "fifo"]),
+    (["scheduler=fifo", "-m"], ["overrides after a flag are not read: hydra.run.dir=out"]),
     (["scheduler.depth=3"], ["no option 'depth'"]),
     (["failure=weibull", "failure.shap=1"], ["no option 'shap'", "mtbf_hours", "shape"]),
     (["failure=weibull", "failure.shape=abc"], ["'shape'", "float", "'abc'"]),
