@@ -127,6 +127,8 @@ def test_overrides_after_a_flag_are_an_error_that_shows_the_command_in_order():
     in_order = r"acmesim replay -m trace=synthetic trace.seed=1,2 seed=3"
     with pytest.raises(ConfigError, match=r"not read: trace.seed=1,2 seed=3.*" + in_order):
         override_arguments(["trace=synthetic", "-m", "trace.seed=1,2", "seed=3"])
+    with pytest.raises(ConfigError, match=r"\(acmesim replay --cfg job seed=1 seed=3\)"):
+        override_arguments(["seed=1", "--cfg", "job", "seed=3"])
 
 
 def test_overrides_after_a_flag_stop_the_replay_before_it_runs(capsys, tmp_path, monkeypatch):

@@ -55,10 +55,12 @@ def override_arguments(argv: list[str]) -> list[str]:
         return []
     stray = [arg for arg in rest if "=" in arg and not arg.startswith("-")]
     if stray:  # Hydra's parser reads the overrides before the first flag only
+        given = {*args.overrides, *stray}
+        flags = [arg for arg in argv if arg not in given]
+        in_order = " ".join([*flags, *args.overrides, *stray])
         raise ConfigError(
             f"overrides after a flag are not read: {' '.join(stray)}; give -m/--multirun and "
-            f"every other flag before the key=value overrides (acmesim replay -m "
-            f"{' '.join([*args.overrides, *stray])})")
+            f"every other flag before the key=value overrides (acmesim replay {in_order})")
     return list(args.overrides)
 
 
