@@ -17,7 +17,9 @@ types. The default (``share`` 0 everywhere) holds nobody. Cluster presets set th
 2^17 s and 1 % of MLLM's for 2^13 to 2^15 s, ``HOLDS``); ``cluster.eligibility={}`` turns it
 off,
 ``cluster.eligibility={by_type:{Other:{share:0.02,minimum:32768,maximum:65536}}}`` sets
-another.
+another. ``within`` gives holds only to jobs with room for them (the generator's replay of a
+profile whose durations count from the submission, Kalos) and ``GivenHolds`` replays holds
+fixed per job.
 """
 
 from __future__ import annotations
@@ -75,7 +77,46 @@ class EligibilityDelay:
            types: Sequence[str] | None = None) -> np.ndarray:
         """The holds at given uniform draws ``held`` (``U``) and ``length`` (``V``)."""
         import numpy as np
-        n = len(held)
+        share, hold = self._share_and_hold(length, types)
+        return np.where(held < share, hold, 0.0)
+
+    def draw_within(self, rng: np.random.Generator, room: np.ndarray,
+                    types: Sequence[str] | None = None) -> np.ndarray:
+        """One hold per job (s) that fits in the job's ``room`` (s; ``within``), from the two
+        uniform draws per job ``draw`` makes (zeros when inactive, without drawing)."""
+        import numpy as np
+        if not self.active:
+            return np.zeros(len(room))
+        held, length = rng.random(len(room)), rng.random(len(room))
+        return self.within(held, length, room, types)
+
+    def within(self, held: np.ndarray, length: np.ndarray, room: np.ndarray,
+               types: Sequence[str] | None = None) -> np.ndarray:
+        """The holds at draws ``U`` and ``V`` given only to jobs with room for them.
+
+        Job ``i``'s hold (at ``V``) is given only if it is at most ``room[i]``; within each
+        type the share is raised among the jobs with room, to ``share x n / k`` (``n`` jobs of
+        the type, ``k`` of them with room; at most 1), so the type keeps its expected count of
+        held jobs when enough of them have room. The generator uses it where a job's sampled
+        duration counts from its submission (Kalos's ``duration`` is end - submit,
+        schema_examples.md): a held job's duration then includes its hold.
+        """
+        import numpy as np
+        share, hold = self._share_and_hold(length, types)
+        fits = hold <= np.asarray(room, dtype=np.float64)
+        kinds = np.zeros(len(hold), dtype=np.int64) if types is None else np.unique(
+            np.asarray(types, dtype=str), return_inverse=True)[1].reshape(-1)
+        count = np.bincount(kinds)
+        with_room = np.bincount(kinds, weights=fits)
+        raise_by = np.divide(count, with_room, out=np.zeros(len(count)), where=with_room > 0)
+        raised = np.minimum(share * raise_by[kinds], 1.0)
+        return np.where(fits & (held < raised), hold, 0.0)
+
+    def _share_and_hold(self, length: np.ndarray, types: Sequence[str] | None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Each job's share (its type's row or the cluster's) and its hold at draw ``V``."""
+        import numpy as np
+        n = len(length)
         share = np.full(n, self.share)
         low = np.full(n, self.minimum)
         high = np.full(n, self.maximum)
@@ -84,8 +125,7 @@ class EligibilityDelay:
             for name, p, lo, hi in self.by_type:
                 rows = kinds == name
                 share[rows], low[rows], high[rows] = p, lo, hi
-        hold = low * np.power(high / low, length)
-        return np.where(held < share, hold, 0.0)
+        return share, low * np.power(high / low, length)
 
     @classmethod
     def of(cls, value: EligibilityDelay | Mapping[str, Any] | None) -> EligibilityDelay:
@@ -104,6 +144,25 @@ class EligibilityDelay:
             return cls(**{k: v if k == "by_type" else float(v) for k, v in value.items()})
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"eligibility: {exc}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class GivenHolds(EligibilityDelay):
+    """Holds fixed per job, in the engine's job order (submission order, stable), instead of
+    drawn; the other fields are the delay they stand for (``active``). The generator uses it
+    to replay jobs with holds that fit their sampled durations (``acmesim.synth.baseline``)."""
+
+    values: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """One hold (s; 0 for a job not held) per job of the replayed table."""
+
+    def draw(self, rng: np.random.Generator, n: int,
+             types: Sequence[str] | None = None) -> np.ndarray:
+        """The given values (``n`` must be their count)."""
+        import numpy as np
+        values = np.asarray(self.values, dtype=np.float64)
+        if values.shape != (n,):
+            raise ConfigError(f"given holds hold {values.size} values for {n} jobs")
+        return values.copy()
 
 
 def _check(what: str, share: float, minimum: float, maximum: float) -> None:

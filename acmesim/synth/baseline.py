@@ -7,17 +7,19 @@ one every scheduled replay is compared with: the GPU jobs (submit, GPUs, run tim
 final state; warm-up included) are replayed by ``acmesim.sim.replay_jobs`` in scheduled mode
 under ``scheduler=acme`` (its registered defaults, so a re-tuned baseline carries over) with the
 start-up latency and the eligibility delay (jobs held by their users) of the profile's cluster
-preset. A job's recorded start is its start in that
-replay (after its start-up latency) and its recorded end is start plus its unchanged run time,
-both rounded up to whole seconds. A job ``acme`` preempted records the last run it finished in,
-as Slurm's accounting does for a requeued job, whose submit time is reset at the requeue
-(sacct(1), "submit" [SLURM-SACCT]): it is submitted when it was last requeued, starts when
-that run was granted its GPUs and keeps its replayed end (its run time is then that run's,
-shorter than the generated one). Its queue is therefore its wait after the requeue, which a
-replay of the trace reproduces as any other wait; the first runs are not in the trace.
-Rounding up is monotone, so two jobs that followed each other on a GPU in the replay still do
-in the trace: each recorded interval lies inside an interval the replay gave the job, the trace
-stays feasible, and ``mode=recorded`` reproduces it exactly.
+preset. A job's recorded start is its start in that replay (after its start-up latency) and its
+recorded end is start plus its unchanged run time, both rounded up to whole seconds. Where the
+sampled duration counts from the submission (Kalos, ``QueueModel.duration_includes_queue``) only
+jobs whose duration has room for a hold are held (``holds_within_duration``), so a held job's
+duration stays the sampled one. A job ``acme`` preempted records the last run it finished in, as
+Slurm's accounting does for a requeued job, whose submit time is reset at the requeue (sacct(1),
+"submit" [SLURM-SACCT]): it is submitted when it was last requeued, starts when that run was
+granted its GPUs and keeps its replayed end (its run time is then that run's, shorter than the
+generated one). Its queue is therefore its wait after the requeue, which a replay of the trace
+reproduces as any other wait; the first runs are not in the trace. Rounding up is monotone, so
+two jobs that followed each other on a GPU in the replay still do in the trace: each recorded
+interval lies inside an interval the replay gave the job, the trace stays feasible, and
+``mode=recorded`` reproduces it exactly.
 
 The packer defers pretraining against the baseline's guarantee to it
 (``pretraining_reservation``), so the generated pretraining never asks ``acme`` for more GPUs
@@ -36,8 +38,10 @@ import numpy as np
 import pandas as pd
 
 from acmesim.cluster import cluster_spec
+from acmesim.cluster.eligibility import GivenHolds
 from acmesim.cluster.startup import GivenStartup
 from acmesim.core.errors import AcmesimError
+from acmesim.core.rng import RngStreams
 from acmesim.policies.scheduling.acme import POOL_TYPES, published_pool
 from acmesim.sim.extension import Extension
 from acmesim.sim.job import Job
@@ -127,11 +131,15 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
     requeued: dict[int, float] = {}
     probe = LastRequeue()
     cluster = cluster_spec(profile.cluster, profile.cluster_options)
+    # the engine's job order: by submission, stable (acmesim.sim.trace_input)
+    order = rows[np.argsort(jobs.submit[rows], kind="stable")]
     if startups is not None:
-        # the engine's job order: by submission, stable (acmesim.sim.trace_input)
-        order = rows[np.argsort(jobs.submit[rows], kind="stable")]
         cluster = dataclasses.replace(cluster, startup=GivenStartup(
             **vars(cluster.startup), values=startups[order].astype(np.float64)))
+    if profile.queue.duration_includes_queue and cluster.eligibility.active:
+        cluster = dataclasses.replace(cluster, eligibility=GivenHolds(
+            **vars(cluster.eligibility),
+            values=holds_within_duration(profile, jobs, order, seed, startups)))
     sim = replay_jobs(frame, cluster, BASELINE_SCHEDULER, mode="scheduled", seed=seed,
                       extensions=[probe])
     for job in probe.jobs:
@@ -159,6 +167,25 @@ def baseline_starts(profile: WorkloadProfile, jobs: JobArrays, seed: int, start_
                           "end": new_end})
     window = np.flatnonzero((placed.start >= 0) & (placed.submit >= 0) & (placed.submit < span))
     return settle_on_nodes(profile, placed, window, start_epoch)
+
+
+def holds_within_duration(profile: WorkloadProfile, jobs: JobArrays, order: np.ndarray,
+                          seed: int, startups: np.ndarray | None = None) -> np.ndarray:
+    """Holds of jobs ``order`` (the engine's order) that fit in their sampled durations.
+
+    Where a job's sampled duration counts from its submission (Kalos), a held job's recorded
+    duration includes its hold, so only a job whose sampled duration leaves room for the hold,
+    its start-up (``startups``, if given) and ``min_run`` of running can be held
+    (``EligibilityDelay.within``; each type keeps its share of held jobs among those with
+    room). The draws are the engine's own (stream ``eligibility`` of ``seed``, one pair per
+    job in its order), so a job with room gets the hold a replay would have drawn for it.
+    """
+    eligibility = cluster_spec(profile.cluster, profile.cluster_options).eligibility
+    room = (jobs.end[order] - jobs.submit[order] - profile.queue.min_run).astype(np.float64)
+    if startups is not None:
+        room -= startups[order]
+    names = np.array([t.name for t in profile.types], dtype=object)[jobs.type_code[order]]
+    return eligibility.draw_within(RngStreams(seed).stream("eligibility"), room, names)
 
 
 def end_from_submit(sampled_end: np.ndarray, start: np.ndarray, replayed_end: np.ndarray,

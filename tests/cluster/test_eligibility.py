@@ -9,7 +9,7 @@ import pytest
 from factories import OnAttach, by_id, cluster, frame, job
 
 from acmesim.cluster import CLUSTERS
-from acmesim.cluster.eligibility import EligibilityDelay
+from acmesim.cluster.eligibility import EligibilityDelay, GivenHolds
 from acmesim.cluster.startup import StartupLatency
 from acmesim.core.errors import ConfigError
 from acmesim.core.rng import RngStreams
@@ -113,6 +113,45 @@ def test_a_type_with_its_own_row_uses_it_and_the_others_the_cluster_s():
     u = np.full(3, 0.5)
     assert delay.at(u, u, ["Other", "SFT", "Eval"]).tolist() == [30.0, 10.0, 0.0]
     assert delay.at(u, u).tolist() == [0.0, 0.0, 0.0]  # no types given: the cluster's share
+
+
+def test_holds_within_room_go_only_to_jobs_with_room_and_keep_the_type_s_share():
+    # Other: share 0.5, a fixed 100-s hold; SFT: never held. Other rooms 50, 100, 200, 300 s:
+    # three of the four have room, so Other's share among them is 0.5 x 4 / 3 = 2/3. U = 0.1
+    # (no room), 0.2, 0.3 (< 2/3, held), 0.9 (not held); the SFT job is not held.
+    delay = EligibilityDelay.of({"by_type": {"Other": {"share": 0.5, "minimum": 100,
+                                                       "maximum": 100}}})
+    u = np.array([0.1, 0.2, 0.3, 0.9, 0.0])
+    room = np.array([50.0, 100.0, 200.0, 300.0, 1e9])
+    types = ["Other"] * 4 + ["SFT"]
+    assert delay.within(u, u, room, types).tolist() == [0.0, 100.0, 100.0, 0.0, 0.0]
+    assert delay.at(u, u, types).tolist() == [100.0, 100.0, 100.0, 0.0, 0.0]  # room ignored
+    # one Other job of four with room: the share would be 0.5 x 4 = 2, capped at 1 (held)
+    assert delay.within(np.full(4, 0.99), np.zeros(4), np.array([0, 0, 0, 100.0]),
+                        ["Other"] * 4).tolist() == [0.0, 0.0, 0.0, 100.0]
+    # no job with room: nobody held
+    assert (delay.within(np.zeros(3), np.zeros(3), np.full(3, 99.0), ["Other"] * 3) == 0).all()
+
+
+def test_holds_within_room_keep_the_share_and_fit_every_room():
+    delay = EligibilityDelay(share=0.02, minimum=2.0**15, maximum=2.0**17)
+    room = np.where(np.arange(100_000) % 2 == 0, 10.0, 2.0**17)
+    holds = delay.draw_within(np.random.default_rng(1), room)
+    assert (holds <= room).all() and (holds[room < 2.0**15] == 0).all()
+    assert (holds > 0).mean() == pytest.approx(0.02, abs=0.002)  # raised to 0.04 among half
+    assert not EligibilityDelay().active and (EligibilityDelay().draw_within(
+        None, np.ones(3)) == 0).all()
+
+
+def test_given_holds_replace_the_draws_in_the_engine_s_job_order():
+    # j1 (submitted first) held 30 s, j0 not: j1 queues 30 s on a free node
+    rows = [job(5, 10, 1, type="SFT"), job(0, 10, 1, type="SFT")]
+    given = GivenHolds(share=1.0, minimum=1.0, maximum=1.0, values=np.array([30.0, 0.0]))
+    jobs = by_id(simulate(frame(rows), spec_with(given), "fifo").jobs)
+    assert (jobs["j0"]["queue_delay"], jobs["j1"]["queue_delay"]) == (0.0, 30.0)
+    wrong = GivenHolds(share=1.0, values=np.zeros(3))
+    with pytest.raises(ConfigError, match="given holds hold 3 values for 2 jobs"):
+        simulate(frame(rows), spec_with(wrong), "fifo")
 
 
 def test_bad_eligibility_is_rejected():

@@ -100,6 +100,34 @@ def test_kalos_start_ups_follow_the_sampled_durations_by_rank_within_each_type()
     assert startups.tolist() == [99, 5, 17, 17]
 
 
+def test_kalos_holds_only_jobs_whose_sampled_duration_has_room_for_the_hold():
+    # Kalos holds 1.5 % of Other's GPU jobs for 2^15-2^17 s (cluster preset). 1,000 short
+    # Other jobs (end - submit 100 s) have no room: none is held, each keeps its sampled
+    # duration. 1,000 long ones (200,000 s) have room for any hold: Other's share among them is
+    # raised to 3 %, so about 30 are held (binomial, sd 5.4), each at least 2^15 s.
+    kalos = get_profile("kalos")
+    names = [t.name for t in kalos.types]
+    n = 2000
+    run = np.where(np.arange(n) < n // 2, 100, 200_000)
+    submit = np.arange(n, dtype=np.int64)
+    jobs = JobArrays(
+        type_code=np.full(n, names.index("Other"), dtype=np.int16),
+        gpus=np.ones(n, dtype=np.int64), submit=submit, work=run,
+        state=np.zeros(n, dtype=np.int8), user=np.arange(n, dtype=np.int64),
+        klass=np.ones(n, dtype=np.int8), successor=np.full(n, -1, dtype=np.int64),
+        gap=np.zeros(n, dtype=np.int64), start=submit.copy(), end=submit + run)
+    startups = ranked_startup(kalos, run, jobs.type_code)
+    epoch = int(pd.Timestamp(kalos.start).timestamp())
+    out = baseline_starts(kalos, jobs, seed=7, start_epoch=epoch, span=10**6,
+                          startups=startups)
+    short, long = slice(0, n // 2), slice(n // 2, n)
+    assert ((out.end - out.submit)[short] == 100).all()
+    assert ((out.start - out.submit)[short] < 2**15).all()
+    held = (out.start - out.submit)[long] >= 2**15
+    assert 12 <= held.sum() <= 48
+    assert ((out.end - out.submit)[long] == 200_000).all()
+
+
 def test_settling_moves_a_job_that_does_not_fit_the_nodes_to_where_it_fits():
     # two whole-cluster jobs overlap by 50 s: the second can only start when the first ends
     jobs = arrays([("Pretrain", 2288, 0, 0, 100), ("Pretrain", 2288, 0, 50, 20)])

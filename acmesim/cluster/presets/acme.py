@@ -144,6 +144,10 @@ body untouched, the look of waits set by a person or by another job rather than 
   Other is 1.3 % of its GPU jobs, so they add about
   1.3 % x 1.5 % x 70,911 s = 14 s to its mean queue (measured +1 to +11 s), which stays within
   its tolerance (176, 174 and 176 s against 214 s on seeds 1-3; median 17.1 s against 17 s).
+  A Kalos duration is end - submit (schema_examples.md), so a held job's duration includes its
+  hold: the generator's replay holds only Kalos jobs whose sampled duration has room for the
+  hold (``acmesim.synth.baseline.holds_within_duration``, Other's 1.5 % kept among them);
+  a scheduled replay of a trace draws them as on Seren.
 
 ``cluster.eligibility={}`` turns the holds off (``docs/cli.md``); with
 ``scheduler.gang_headroom={Other:512}`` it is the previous baseline's replay (no holds, rule 8
