@@ -8,8 +8,10 @@ import math
 
 import pandas as pd
 import pytest
+from factories import frame, job
 
 from acmesim.analysis.characterize import (
+    ComparisonRow,
     batch_stats,
     characterize,
     compare,
@@ -30,6 +32,12 @@ ROWS = [
     ("5", "c", "Other", "NODE_FAIL", 2, 200, 230, 280),
     ("6", "c", "Other", "COMPLETED", 0, 300, 301, 311),
 ]
+
+
+def without_bands(stats: dict) -> dict:
+    """``stats`` without the percentiles' sampling bands: the fixed tolerances decide alone
+    (a tiny trace's bands are unbounded)."""
+    return {k: v for k, v in stats.items() if not k.endswith("_percentile_bands")}
 
 
 def tiny(rows=ROWS) -> pd.DataFrame:
@@ -184,7 +192,8 @@ def test_compare_passes_when_measured_equals_published(stats):
     # 9 + 9 CDF points, 4 x 3 quartiles, 4 x (6 percentiles + share), 2 run-time rows,
     # 5 load rows, 4 + 3 CPU rows, 4 x (5 queue percentiles + share), 4 arrival rows
     assert len(rows) == 8 + 6 + 3 + 18 + 12 + 28 + 2 + 5 + 7 + 24 + 4
-    assert summary == {"criteria": len(rows), "passed": len(rows), "failed": 0}
+    assert summary == {"criteria": len(rows), "passed": len(rows), "failed": 0,
+                       "passed_by_sampling": 0}
 
 
 def test_every_row_of_the_published_clusters_has_a_verdict(stats):
@@ -299,6 +308,11 @@ def test_per_type_queue_verdicts_bounds_factors_and_points():
         SEREN, queue_percentiles={"Eval": {50: 1, 75: 5, 90: 15, 95: 8.5, 99: 9.6}},
         queue_percentile_bounds={"Eval": {50: "at_most", 99: "above"}},
         queue_share_le_1={"Eval": 0.66})
+    # four jobs cannot tell 7 s from 15 s: with the sampling bands p90 passes, marked
+    marked = {r.metric for r in compare(stats, targets)
+              if r.group == "queueing of Eval (s)" and r.by_sampling}
+    assert marked == {"p90"}
+    stats = without_bands(stats)  # the fixed tolerances alone
     verdicts = {r.metric: r.passed for r in compare(stats, targets)
                 if r.group == "queueing of Eval (s)"}
     assert verdicts == {
@@ -345,7 +359,34 @@ def test_seren_eval_median_is_checked_against_its_derived_value_within_a_factor_
     assert all(SEREN.queue_percentile_bounds[t][50] == "at_most"
                for t in ("Pretrain", "SFT", "MLLM", "Debug", "Other"))
     for queue, passed in ((0, False), (1, True), (2, True), (3, False)):
-        rows = [(f"q{i}", "a", "Eval", "COMPLETED", 1, 0, queue, queue + 5) for i in range(3)]
+        # 100 equal jobs: the median's sampling band is that one value
+        rows = [(f"q{i}", "a", "Eval", "COMPLETED", 1, 0, queue, queue + 5) for i in range(100)]
         p50 = {r.metric: r.passed for r in compare(characterize(tiny(rows=rows)), SEREN)
                if r.group == "queueing of Eval (s)"}["p50"]
         assert p50 is passed, queue
+
+
+def test_a_percentile_outside_its_tolerance_passes_inside_its_sampling_band():
+    # Kalos Debug's p99 run time, 800 jobs (seed 2 of the synthetic trace): 7,739 s against
+    # the published 3,992 s (+94 %, tolerance 25 %), band of the trace's p99 3,519-12,658 s
+    relative = Tolerance("relative", 0.25)
+    row = ComparisonRow("run time of Debug (s)", "p99", 3992.0, 7739.0, "s", relative,
+                        band=(3519.0, 12658.0))
+    assert row.passed and row.by_sampling
+    narrow = dataclasses.replace(row, band=(7000.0, 8500.0))
+    assert narrow.passed is False and not narrow.by_sampling
+    assert dataclasses.replace(row, band=None).passed is False
+    close = dataclasses.replace(row, measured=4500.0)
+    assert close.passed and not close.by_sampling  # within the tolerance itself
+    bound = dataclasses.replace(row, tolerance=Tolerance("above", 0.0), measured=1000.0)
+    assert bound.passed is False  # a published bound is never widened
+    summary = comparison_summary([row, narrow, close])
+    assert (summary["passed"], summary["failed"], summary["passed_by_sampling"]) == (2, 1, 1)
+
+
+def test_characterize_gives_the_sampling_band_of_each_percentile():
+    # ten Eval jobs of 1..10 s: the median's band is the 2nd to the 9th value (binomial)
+    rows = [job(0, float(run), type="Eval") for run in range(1, 11)]
+    stats = characterize(frame(rows))
+    assert stats["run_time_percentile_bands"]["Eval"][50] == (2.0, 9.0)
+    assert stats["queue_percentile_bands"]["Eval"][50] == (0.0, 0.0)

@@ -128,3 +128,30 @@ def test_published_comparison_uses_the_seren_table_and_lower_bounds():
     assert any(f.startswith("mean queue") for f in result.failures)
     kalos = fid.published_fidelity(sim, "kalos")
     assert kalos.types == [] and kalos.cluster["queue_median"]["recorded"] == 17.0
+
+
+def test_a_p99_of_few_jobs_passes_inside_its_sampling_band_and_of_many_does_not():
+    # 300 jobs each: recorded 4 held at 40,000 s (p99 at the 297th value, 40,000 s), simulated 2
+    # (p99 10 s): x4,000 off, but with 300 jobs even the longest may lie below the true p99
+    # (0.99^300 > 0.025), so the simulated band has no upper end and holds 40,000 s: a pass,
+    # marked. The same shares of 30,000 jobs are told apart (both bands are single values).
+    def queues(held: int, n: int) -> np.ndarray:
+        return np.array([10.0] * (n - held) + [40000.0] * held)
+
+    few = fid.type_fidelity("Other", queues(4, 300), queues(2, 300), fid.Tolerances())
+    assert few.ratios[99] == pytest.approx(10 / 40000)
+    assert few.passed and few.by_sampling == (99,)
+    many = fid.type_fidelity("Other", queues(400, 30000), queues(200, 30000), fid.Tolerances())
+    assert not many.passed and many.by_sampling == ()
+    assert [f.split(":")[0] for f in many.failures] == ["Other p99"]
+
+
+def test_a_trace_s_recorded_p99_is_a_value_checked_both_ways():
+    # Only the *published* Other p99 is a lower bound: a trace's recorded p99 is a value, so
+    # a simulated p99 four times it fails (30,000 jobs: no sampling band reaches across)
+    recorded = np.array([10.0] * 29500 + [1000.0] * 500)
+    simulated = np.array([10.0] * 29500 + [4000.0] * 500)
+    row = fid.type_fidelity("Other", recorded, simulated, fid.Tolerances())
+    assert row.ratios[99] == pytest.approx(4.0)
+    assert [f.split(":")[0] for f in row.failures] == ["Other p99"]
+    assert "vs 1000 s" in row.failures[0]  # no ">": not a bound

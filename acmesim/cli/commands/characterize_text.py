@@ -177,15 +177,20 @@ def _comparison_table(rows: list[ComparisonRow], profile: str) -> str:
         published = _pct(r.published) if percent else r.published
         measured = _pct(r.measured) if percent else r.measured
         error, tolerance = _error_and_tolerance(r, published)
-        verdict = {True: "pass", False: "FAIL", None: "-"}[r.passed]
+        verdict = "pass*" if r.by_sampling else {True: "pass", False: "FAIL", None: "-"}[r.passed]
         unit = " (%)" if percent else ""
         lines.append([f"{r.group}: {r.metric}{unit}", published, measured, error, tolerance,
                       verdict])
     summary = comparison_summary(rows)
     title = (f"Published {profile} statistics vs this trace: {summary['passed']} of "
              f"{summary['criteria']} criteria pass")
-    return table(title, ["statistic", "published", "measured", "error", "tolerance", "verdict"],
+    text = table(title, ["statistic", "published", "measured", "error", "tolerance", "verdict"],
                  lines)
+    if summary["passed_by_sampling"]:
+        text += (f"\n* {summary['passed_by_sampling']} of them outside the tolerance but inside "
+                 "the 95 % sampling band of the trace's percentile (too few jobs to tell them "
+                 "apart; acmesim/analysis/sampling.py)")
+    return text
 
 
 def _error_and_tolerance(row: ComparisonRow, published: float) -> tuple[str, str]:

@@ -200,8 +200,9 @@ def render(run: dict[str, Any], result: fid.Fidelity) -> str:
                         for p in fid.QUEUE_PERCENTILES)
         le1 = f"{row.recorded_le1:.1f} / {row.simulated_le1:.1f}"
         ratios = "".join(f"{row.ratios[p]:>7.2f}" for p in fid.RATIO_PERCENTILES)
+        verdict = ("FAIL" if not row.passed else "pass*" if row.by_sampling else "pass")
         lines.append(f"{row.type:<9}{row.jobs:>8,}{cells}{le1:>14}{ratios}{row.ks:>6.2f}  "
-                     f"{'pass' if row.passed else 'FAIL'}")
+                     f"{verdict}")
     lines.append("")
     ordering = {None: "n/a (a type is missing)", True: "pass", False: "FAIL"}[result.ordering]
     lines.append(f"p90 ordering Eval > SFT > {{Pretrain, MLLM, Other}} > Debug: {ordering}")
@@ -218,6 +219,10 @@ def render(run: dict[str, Any], result: fid.Fidelity) -> str:
     lines.append(f"{'PASS' if result.passed else 'FAIL'}: {checks - _failed_checks(result)} "
                  f"of {checks} checks pass (per type, ordering, mean, median)")
     lines.extend(f"  - {f}" for f in failures)
+    lines.extend(f"  * {row.type} {', '.join(f'p{p}' for p in row.by_sampling)}: outside the "
+                 "factor but inside the 95 % sampling band of the percentile (too few jobs to "
+                 "tell them apart; acmesim/analysis/sampling.py)"
+                 for row in result.types if row.by_sampling)
     return "\n".join(lines)
 
 
