@@ -155,3 +155,31 @@ def test_a_trace_s_recorded_p99_is_a_value_checked_both_ways():
     assert row.ratios[99] == pytest.approx(4.0)
     assert [f.split(":")[0] for f in row.failures] == ["Other p99"]
     assert "vs 1000 s" in row.failures[0]  # no ">": not a bound
+
+
+def test_the_ks_distance_compares_delays_at_the_traces_resolution():
+    # a trace records whole seconds (1, 1, 2, 30 s); a replay of the same jobs gives fractional
+    # delays (0.3 s start-ups, 1.4 s, 29.2 s) that the trace rounds up to exactly those; and
+    # everything up to 1 s is one class, as in the ratios: KS 0, not the 0.5 of the raw values
+    recorded = np.array([1.0, 1.0, 2.0, 30.0])
+    simulated = np.array([0.3, 0.3, 1.4, 29.2])
+    assert fid.ks_distance(recorded, simulated) == 0.5
+    assert fid.resolved(simulated).tolist() == [1.0, 1.0, 2.0, 30.0]
+    assert fid.type_fidelity("Eval", recorded, simulated, fid.Tolerances()).ks == 0.0
+
+
+def test_the_text_table_keeps_wide_cells_apart():
+    # a p99 cell of "15,005 / 11,003" fills its 15 characters: the cell before it must not run
+    # into it ("135 / 7115,005 / 11,003" before)
+    from acmesim.cli.commands.validate import render
+
+    recorded = np.array([0.0] * 9000 + [135.0] * 501 + [15005.0] * 499)  # p95 135, p99 15,005
+    simulated = np.array([0.0] * 9000 + [71.0] * 501 + [11003.0] * 499)
+    row = fid.type_fidelity("MLLM", recorded, simulated, fid.Tolerances())
+    cluster = {k: fid._pair(1.0, 1.0) for k in
+               ("queue_mean", "queue_median", "jct_mean", "allocated_share")}
+    result = fid.Fidelity([row], cluster, None, ())
+    run = {"trace": "t.csv", "gpu_jobs": 10000, "cluster": "seren", "scheduler": "acme",
+           "seed": 0, "compared_jobs": 10000, "warmup_s": 0.0}
+    line = next(x for x in render(run, result).splitlines() if x.startswith("MLLM"))
+    assert "135 / 71 15,005 / 11,003" in line

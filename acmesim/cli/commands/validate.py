@@ -191,12 +191,12 @@ def render(run: dict[str, Any], result: fid.Fidelity) -> str:
              f"those submitted after a warm-up of {run['warmup_s'] / 86400:,.2f} days", "",
              "queue delay (s), " + ("published" if run.get("against") == "published"
                                     else "recorded") + " / simulated:"]
-    header = (f"{'type':<9}{'jobs':>8}" + "".join(f"{'p' + str(p):>15}"
+    header = (f"{'type':<9}{'jobs':>8}" + "".join(f" {'p' + str(p):>15}"
                                                   for p in fid.QUEUE_PERCENTILES)
               + f"{'% <= 1 s':>14}{'x p90':>7}{'x p95':>7}{'x p99':>7}{'KS':>6}  verdict")
     lines.append(header)
     for row in result.types:
-        cells = "".join(f"{_num(row.recorded[p]) + ' / ' + _num(row.simulated[p]):>15}"
+        cells = "".join(f" {_num(row.recorded[p]) + ' / ' + _num(row.simulated[p]):>15}"
                         for p in fid.QUEUE_PERCENTILES)
         le1 = f"{row.recorded_le1:.1f} / {row.simulated_le1:.1f}"
         ratios = "".join(f"{row.ratios[p]:>7.2f}" for p in fid.RATIO_PERCENTILES)
