@@ -3,9 +3,10 @@
 ``fidelity(trace_jobs, sim_jobs)`` compares the queue delays a trace recorded with those a
 scheduled replay of its arrivals produced (both GPU jobs only): per job type the percentiles
 ``QUEUE_PERCENTILES`` (computed as ``acmesim.analysis.characterize`` does), the share queued at
-most 1 s, the simulated/recorded ratios of p90, p95 and p99, and the two-sample
-Kolmogorov-Smirnov distance (of the delays at the traces' resolution, ``resolved``); per
-cluster the mean and median queue delay, the mean JCT and the allocated share of GPU time. The tolerances are those of the calibrated baseline (issue 11):
+most 1 s, the simulated/recorded ratios of p90, p95 and p99, and the two-sample Kolmogorov-
+Smirnov distance (of the delays at the traces' resolution, ``resolved``); per cluster the mean
+and median queue delay, the mean JCT and the allocated share of GPU time. The tolerances are
+those of the calibrated baseline (issue 11):
 
 - per type: % queued <= 1 s within ``le1_points`` points; p90, p95, p99 within a factor
   ``2 ** log2_ratio`` (both sides floored at 1 s, since "<= 1 s" is what the Acme figures
