@@ -1,11 +1,15 @@
-"""Per-job-type rows of a cluster option (``startup.by_type``, ``eligibility.by_type``)."""
+"""Per-job-type rows of a cluster option (``startup.by_type``, ``eligibility.by_type``), and
+per-job values given instead of drawn (``GivenStartup``, ``GivenHolds``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acmesim.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def type_rows(value: Any, fields: tuple[str, ...], defaults: Mapping[str, float],
@@ -29,3 +33,13 @@ def type_rows(value: Any, fields: tuple[str, ...], defaults: Mapping[str, float]
                               f"{list(fields)}, got {given!r}")
         rows.append((str(name), given, {**defaults, **given}))
     return rows
+
+
+def given_values(values: Any, n: int, what: str) -> np.ndarray:
+    """A copy of ``values`` as ``n`` floats, one per job of the replayed table in the engine's
+    order; a ``ConfigError`` naming ``what`` when they are not ``n``."""
+    import numpy as np
+    given = np.asarray(values, dtype=np.float64)
+    if given.shape != (n,):
+        raise ConfigError(f"given {what} hold {given.size} values for {n} jobs")
+    return given.copy()

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from acmesim.cluster.per_type import type_rows
+from acmesim.cluster.per_type import given_values, type_rows
 from acmesim.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -112,11 +112,7 @@ class GivenStartup(StartupLatency):
     def draw(self, rng: np.random.Generator, n: int,
              types: Sequence[str] | None = None) -> np.ndarray:
         """The given values (``n`` must be their count)."""
-        import numpy as np
-        values = np.asarray(self.values, dtype=np.float64)
-        if values.shape != (n,):
-            raise ConfigError(f"given start-ups hold {values.size} values for {n} jobs")
-        return values.copy()
+        return given_values(self.values, n, "start-ups")
 
 
 TYPE_FIELDS = ("minimum", "median", "sigma", "maximum")
