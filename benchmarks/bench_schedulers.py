@@ -7,8 +7,8 @@ under FIFO and each policy on the Seren cluster, and prints the event loop's wal
 ``summary.csv``'s ``wall_time``), the process CPU time of the whole ``simulate`` call (less
 sensitive to other load on a shared machine), scheduling passes, preemptions, and both ratios
 to FIFO measured in the same process. FIFO runs first and last, to show the run-to-run spread.
-Target: EASY backfill, QSSF and Acme's reservation policy each stay under 2x FIFO. ``--all``
-adds SJF, SRTF and LAS.
+Target: the calibrated baseline ``acme``, EASY backfill, QSSF and Acme's reservation policy
+each stay under 2x FIFO. ``--all`` adds SJF, SRTF and LAS.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from acmesim.run import simulate
 from acmesim.synth import generate_trace
 
-TARGETS = ("easy_backfill", "qssf", "acme_reservation")
+TARGETS = ("acme", "easy_backfill", "qssf", "acme_reservation")
 EXTRA = ("sjf", "srtf", "las")
 
 
