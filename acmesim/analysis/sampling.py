@@ -76,12 +76,15 @@ def within(band: tuple[float, float] | None, value: float) -> bool:
 
 
 def _binomial_cdf(n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
-    """Counts ``k`` around the mean of Binomial(n, q) and ``P(B <= k)`` at each (exact terms,
-    in logs; the mass outside the window is negligible)."""
+    """Counts ``k`` around the mean of Binomial(n, q) and ``P(B <= k)`` at each: the first
+    term's log from ``lgamma``, each next one's by the ratio ``(n - k) / (k + 1) * q / (1 -
+    q)`` (summed in logs, vectorized; the mass outside the window is negligible)."""
     mean, sd = n * q, math.sqrt(n * q * (1.0 - q))
     first = max(0, int(mean - _WINDOW_SD * sd) - 10)
     last = min(n, int(mean + _WINDOW_SD * sd) + 10)
     ks = np.arange(first, last + 1)
-    log_pmf = np.array([math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                        for k in ks.tolist()]) + ks * math.log(q) + (n - ks) * math.log1p(-q)
+    log_first = (math.lgamma(n + 1) - math.lgamma(first + 1) - math.lgamma(n - first + 1)
+                 + first * math.log(q) + (n - first) * math.log1p(-q))
+    steps = np.log((n - ks[:-1]) / (ks[:-1] + 1.0)) + (math.log(q) - math.log1p(-q))
+    log_pmf = log_first + np.concatenate(([0.0], np.cumsum(steps)))
     return ks, np.cumsum(np.exp(log_pmf))

@@ -368,10 +368,10 @@ def test_seren_eval_median_is_checked_against_its_derived_value_within_a_factor_
 
 def test_a_percentile_outside_its_tolerance_passes_inside_its_sampling_band():
     # Kalos Debug's p99 run time, 800 jobs (seed 2 of the synthetic trace): 7,739 s against
-    # the published 3,992 s (+94 %, tolerance 25 %), band of the trace's p99 3,519-12,658 s
+    # the published 3,992 s (+94 %, tolerance 25 %), band of the trace's p99 3,519-14,868 s
     relative = Tolerance("relative", 0.25)
     row = ComparisonRow("run time of Debug (s)", "p99", 3992.0, 7739.0, "s", relative,
-                        band=(3519.0, 12658.0))
+                        band=(3519.0, 14868.0))
     assert row.passed and row.by_sampling
     narrow = dataclasses.replace(row, band=(7000.0, 8500.0))
     assert narrow.passed is False and not narrow.by_sampling
