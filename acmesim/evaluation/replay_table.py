@@ -6,8 +6,8 @@ counts) and sets: ``job_id`` ``<request id>/t000``..., ``state`` (``replay_trial
 (used only by the recorded mode, which replays the trace unchanged anyway), ``run_time`` the
 trial's duration, ``end_time``/``queue_time`` to match, and ``gpu_util`` (when the table has
 it) the share of the trial spent in GPU inference. Source-specific extra columns are left empty
-on trial rows. Trial rows take the place of the request's first job, in plan order; every other
-row is kept as it is.
+on trial rows (the missing value of the column's own dtype: NaN, NaT). Trial rows take the
+place of the request's first job, in plan order; every other row is kept as it is.
 """
 
 from __future__ import annotations
@@ -94,16 +94,16 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest], cols: TraceC
                         count=len(requests))
     begins = np.cumsum(sizes) - sizes
     counts = flat.counts
-    copied = [c for c in frame.columns
-              if c not in REPLACED and (c in NORMALIZED_COLUMNS or c == GPU_UTIL)]
+    copied = [c for c in frame.columns if c not in REPLACED]
     rows = frame[copied].iloc[flat.anchor].reset_index(drop=True)  # only the columns kept
     earliest = np.minimum.reduceat
     submit = np.repeat(earliest(cols.submit_ns[members], begins), counts).astype(np.int64)
     start = np.repeat(earliest(cols.start_ns[members], begins), counts).astype(np.int64)
     run = flat.run_time
-    for column in frame.columns:
-        if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:
-            rows[column] = np.nan
+    empty = np.zeros(len(rows), dtype=bool)
+    for column in copied:
+        if column not in NORMALIZED_COLUMNS:  # empty, of the column's own dtype
+            rows[column] = rows[column].where(empty)
     rows["job_id"] = _text_column(flat.job_id)
     rows["state"] = _text_column(flat.state)
     rows["submit_time"] = _timestamps(submit, frame["submit_time"])

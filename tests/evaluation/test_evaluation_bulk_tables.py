@@ -49,8 +49,8 @@ def _plain_trials(frame_: pd.DataFrame, req: ReplayRequest) -> pd.DataFrame:
     members = frame_.iloc[list(req.batch.rows)]
     submit, start = members["submit_time"].min(), members["start_time"].min()
     for column in rows.columns:
-        if column not in NORMALIZED_COLUMNS and column != "gpu_util":
-            rows[column] = np.nan
+        if column not in NORMALIZED_COLUMNS and column != "gpu_util":  # empty, of its own kind
+            rows[column] = rows[column].where(np.zeros(len(rows), dtype=bool))
     rows["job_id"] = [t.job_id for t in req.trials]
     rows["state"] = [t.state for t in req.trials]
     rows["submit_time"] = submit
@@ -81,12 +81,14 @@ def _requests(jobs: pd.DataFrame, groups: list[list[int]], trials: list[int],
 
 
 def test_rewritten_table_hand_worked():
-    """Two requests, an extra text column and gpu_util: the rows in place, every dtype kept."""
+    """Two requests, extra text and time columns and gpu_util: the rows in place, every dtype
+    kept (an extra column is empty on trial rows, of its own dtype)."""
     jobs = frame([job(0, 50, job_id="o1"), job(5, 1000, type="Eval", job_id="e1", start=7),
                   job(6, 300, type="Eval", job_id="e2", start=9), job(6, 50, job_id="o2"),
                   job(8, 20, type="Eval", job_id="e3")])
     jobs["gpu_util"] = [0.5, 0.4, 0.4, 0.9, 0.1]
     jobs["queue"] = ["a", "b", "c", "d", "e"]  # a source-specific column: empty on trials
+    jobs["stop_time"] = jobs["end_time"]
     requests = _requests(jobs, [[1, 2], [4]], [3, 1], ["COMPLETED", "FAILED"])
     table = rewritten_table(jobs, requests, read_columns(jobs))
     assert list(table.job_id) == ["o1", "e1/t000", "e1/t001", "e1/t002", "o2", "e3/t000"]
@@ -95,6 +97,8 @@ def test_rewritten_table_hand_worked():
     assert list(table.run_time) == [50, 10, 20, 30, 50, 11]
     assert table.queue.isna().tolist() == [False, True, True, True, False, True]
     assert table.queue[[0, 4]].tolist() == ["a", "d"]
+    assert table.queue.dtype == jobs.queue.dtype and table.stop_time.dtype == jobs.end_time.dtype
+    assert table.stop_time.isna().tolist() == table.queue.isna().tolist()
     assert table.gpu_util.tolist() == [0.5, 0.0, 0.2, round(8 / 30, 4), 0.9, 0.0]
     e1 = table.iloc[1]
     assert e1.submit_time == jobs.submit_time[1] and e1.start_time == jobs.start_time[1]
@@ -112,7 +116,8 @@ def tables(draw) -> tuple[pd.DataFrame, list[ReplayRequest]]:
         jobs["gpu_util"] = [0.5] * len(jobs)
     if draw(st.booleans()):
         jobs["extra"] = draw(st.sampled_from([list(range(len(jobs))),
-                                              [f"x{i}" for i in range(len(jobs))]]))
+                                              [f"x{i}" for i in range(len(jobs))],
+                                              jobs["end_time"]]))
     evals = [i for i, kind in enumerate(kinds) if kind == "Eval"]
     groups, at = [], 0
     while at < len(evals):
