@@ -40,7 +40,7 @@ class _Trials:
     submit: np.ndarray
     start: np.ndarray
     end: np.ndarray
-    held: list[float]
+    held: np.ndarray
     node: np.ndarray
     offsets: np.ndarray
 
@@ -69,7 +69,20 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest]) -> _Trials:
     node = np.full(len(wanted), "", dtype=object)
     node[hit] = _first_nodes(frame["nodes"].iloc[rows])
     return _Trials(column("submit_time"), column("start_time"), column("end_time"),
-                   held.tolist(), node, _offsets([len(req.trials) for req in requests]))
+                   held, node, _offsets([len(req.trials) for req in requests]))
+
+
+def ordered_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The sum of each group ``values[offsets[g]:offsets[g + 1]]`` added left to right from 0,
+    as ``sum()`` of its floats (the same value to the last bit; numpy's own reductions add
+    pairwise); one array operation per position within a group, not one Python sum per
+    group."""
+    sizes = np.diff(offsets)
+    sums = np.zeros(len(sizes))
+    for position in range(int(sizes.max(initial=0))):
+        longer = np.flatnonzero(sizes > position)
+        sums[longer] += values[offsets[longer] + position]
+    return sums
 
 
 def _first_rows(ids: pd.Series, wanted: list[str]) -> np.ndarray:
@@ -194,21 +207,23 @@ def _request_table(requests: list[ReplayRequest], cols: TraceColumns, trials: _T
     first_start = np.minimum.reduceat(trials.start, first)  # NaN if any is NaN
     gpu_end = np.maximum.reduceat(trials.end, first)
     results_end = np.maximum.reduceat(datasets.metric_end, starts)
-    bounds = trials.offsets.tolist()
-    held = trials.held
+    run_times = np.fromiter(itertools.chain.from_iterable(
+        req.recorded_run_times for req in requests), dtype=float, count=len(members))
+    gpu_nums = np.array([req.batch.gpu_num for req in requests], dtype=np.int64)
+    metric_s = np.fromiter(itertools.chain.from_iterable(req.metric_s for req in requests),
+                           dtype=float, count=len(members))
+    on_cpu = np.array([req.metrics_on_cpu for req in requests], dtype=bool)
     return pd.DataFrame({
         "request_id": [req.batch.request_id for req in requests],
         "user": [req.batch.user for req in requests], "submit_time": submit,
-        "gpu_num": np.array([req.batch.gpu_num for req in requests], dtype=np.int64),
+        "gpu_num": gpu_nums,
         "jobs": np.diff(member_offsets), "trials": np.diff(trials.offsets),
         "first_start": first_start, "gpu_end": gpu_end, "results_end": results_end,
         "queue_delay": first_start - submit, "makespan": results_end - submit,
         "recorded_makespan": recorded_end,
-        "recorded_gpu_time": [req.recorded_gpu_time for req in requests],
-        "gpu_time_held": [float(sum(held[a:b])) for a, b in zip(bounds[:-1], bounds[1:],
-                                                                      strict=True)],
-        "metric_cpu_time": [float(sum(req.metric_s)) if req.metrics_on_cpu else 0.0
-                            for req in requests],
+        "recorded_gpu_time": ordered_sums(run_times, member_offsets) * gpu_nums,
+        "gpu_time_held": ordered_sums(trials.held, trials.offsets),
+        "metric_cpu_time": np.where(on_cpu, ordered_sums(metric_s, member_offsets), 0.0),
     }, columns=EVAL_REQUESTS.names)
 
 

@@ -80,49 +80,41 @@ def _flat(requests: list[ReplayRequest]) -> _Flat:
                  list(map(itemgetter(3), trials)), counts, np.repeat(firsts, counts))
 
 
-REPLACED = ("job_id", "state", "submit_time", "start_time", "run_time", "end_time", "queue_time",
-            GPU_UTIL)
-"""The columns a trial row sets (the others are its request's first job's or empty)."""
-
-
-def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest], cols: TraceColumns,
-                flat: _Flat) -> pd.DataFrame:
-    """One row per trial of every request (see the module docstring)."""
+def _trial_values(frame: pd.DataFrame, requests: list[ReplayRequest], cols: TraceColumns,
+                  flat: _Flat) -> dict[str, Any]:
+    """The columns a trial row sets, one value per trial (see the module docstring)."""
     members = np.fromiter(itertools.chain.from_iterable(req.batch.rows for req in requests),
                           dtype=np.int64)
     sizes = np.fromiter((len(req.batch.rows) for req in requests), dtype=np.int64,
                         count=len(requests))
     begins = np.cumsum(sizes) - sizes
-    counts = flat.counts
-    copied = [c for c in frame.columns if c not in REPLACED]
-    rows = frame[copied].iloc[flat.anchor].reset_index(drop=True)  # only the columns kept
     earliest = np.minimum.reduceat
-    submit = np.repeat(earliest(cols.submit_ns[members], begins), counts).astype(np.int64)
-    start = np.repeat(earliest(cols.start_ns[members], begins), counts).astype(np.int64)
+    submit = np.repeat(earliest(cols.submit_ns[members], begins), flat.counts).astype(np.int64)
+    start = np.repeat(earliest(cols.start_ns[members], begins), flat.counts).astype(np.int64)
     run = flat.run_time
-    empty = np.zeros(len(rows), dtype=bool)
-    for column in copied:
-        if column not in NORMALIZED_COLUMNS:  # empty, of the column's own dtype
-            rows[column] = rows[column].where(empty)
-    rows["job_id"] = _text_column(flat.job_id)
-    rows["state"] = _text_column(flat.state)
-    rows["submit_time"] = _timestamps(submit, frame["submit_time"])
-    rows["start_time"] = _timestamps(start, frame["start_time"])
-    rows["run_time"] = run
+    values: dict[str, Any] = {
+        "job_id": _text_column(flat.job_id), "state": _text_column(flat.state),
+        "submit_time": _timestamps(submit, frame["submit_time"]),
+        "start_time": _timestamps(start, frame["start_time"]), "run_time": run,
+    }
     if "end_time" in frame.columns:
         end = start + np.round(run * 1e9).astype(np.int64)
-        rows["end_time"] = _timestamps(end, frame["end_time"])
+        values["end_time"] = _timestamps(end, frame["end_time"])
     if "queue_time" in frame.columns:
-        rows["queue_time"] = (start - submit) / 1e9
+        values["queue_time"] = (start - submit) / 1e9
     if GPU_UTIL in frame.columns:
         util = np.divide(flat.inference_s, run, out=np.full_like(run, np.nan), where=run > 0)
-        rows[GPU_UTIL] = np.round(util, DECIMALS)
-    return rows[list(frame.columns)]
+        values[GPU_UTIL] = np.round(util, DECIMALS)
+    return values
 
 
 def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
                     cols: TraceColumns) -> pd.DataFrame:
-    """``jobs`` with every request's trace Eval jobs replaced by its trial rows."""
+    """``jobs`` with every request's trace Eval jobs replaced by its trial rows.
+
+    One take per column: a trial row copies its request's first job, and each column a trial
+    sets is taken from the table's column followed by the trials' values.
+    """
     frame = jobs.reset_index(drop=True)
     if not requests:
         return frame
@@ -131,21 +123,37 @@ def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
                          dtype=np.int64)] = True  # one fancy index, not one per request
     flat = _flat(requests)
     kept = np.flatnonzero(~replaced)
-    _check_new_ids(flat.job_id, cols.job_id[kept].tolist())
-    trial_rows = _trial_rows(frame, requests, cols, flat)
+    _check_new_ids(flat.job_id, frame["job_id"], kept)
     # a request's trials share its first row and follow each other in plan order, so a stable
     # sort by row alone puts them in place (the rows kept are none of the anchors)
-    order = np.argsort(np.concatenate([kept, flat.anchor]), kind="stable")
-    combined = pd.concat([frame.iloc[kept].reset_index(drop=True), trial_rows],
-                         ignore_index=True)
-    return combined.iloc[order].reset_index(drop=True)
+    sources = np.concatenate([kept, flat.anchor])
+    order = np.argsort(sources, kind="stable")
+    copied_from = sources[order]  # the row each result row is, or copies
+    at = np.flatnonzero(order >= len(kept))  # the trial rows of the result
+    picked = copied_from.copy()  # a trial row's value comes after the table's rows
+    picked[at] = len(frame) + order[at] - len(kept)
+    values = _trial_values(frame, requests, cols, flat)
+    table = frame.drop(columns=list(values)).take(copied_from).reset_index(drop=True)
+    for column, trial_values in values.items():
+        both = pd.concat([frame[column], pd.Series(trial_values)], ignore_index=True)
+        table[column] = both.take(picked).reset_index(drop=True)
+    is_trial = np.zeros(len(table), dtype=bool)
+    is_trial[at] = True
+    for column in frame.columns:
+        if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:  # empty, of its own dtype
+            table[column] = table[column].where(~is_trial)
+    return table[list(frame.columns)]
 
 
-def _check_new_ids(trial_ids: list[str], kept_ids: list[str]) -> None:
-    """Trial job ids must not collide with a job id the table keeps."""
-    kept = set(kept_ids)
-    if kept.isdisjoint(trial_ids):
+def _check_new_ids(trial_ids: list[str], ids: pd.Series, kept: np.ndarray) -> None:
+    """Trial job ids must not collide with a job id the table keeps (``kept`` rows of ``ids``;
+    a trial id has a ``/``, so only the kept ids with one are compared, found column-wise)."""
+    with_slash = np.zeros(len(ids), dtype=bool)
+    with_slash[kept] = True
+    with_slash &= ids.astype(str).str.contains("/", regex=False).to_numpy(dtype=bool)
+    kept_ids = set(ids[with_slash].tolist())
+    if kept_ids.isdisjoint(trial_ids):
         return
-    clash = [job_id for job_id in trial_ids if job_id in kept]
+    clash = [job_id for job_id in trial_ids if job_id in kept_ids]
     raise AcmesimError(f"trial job id(s) {clash[:5]} already name jobs of the table; "
                        f"rename those jobs to replay decoupled evaluation")

@@ -122,13 +122,14 @@ def decoupled_request(batch: EvalBatch, cols: TraceColumns, planner: EvalSchedul
     trials: list[ReplayTrial] = []
     append = trials.append
     prefix = f"{batch.request_id}/"
+    alone = [((dataset, 0.0),) for dataset in range(len(ids))]  # one shard's finishes, shared
     for trial_id, shards, _ in plan.trials:  # one per engine job of the replay: trial_state inlined
         if len(shards) == 1:  # most trials: the loop below, written out for one shard
             name, _, _, prep, inference = shards[0]
             dataset = index[name]
             run_time = load + (prep + inference)  # tail: run_time - itself = 0
             append(_new(ReplayTrial, (prefix + trial_id, run_time, inference, states[dataset],
-                                      ((dataset, 0.0),))))
+                                      alone[dataset])))
             continue
         work = [shard.prep_s + shard.inference_s for shard in shards]
         run_time = load + sum(work)

@@ -1,10 +1,11 @@
 """The column-wise paths of a decoupled replay's tables agree with their plain definitions.
 
 ``rewritten_table`` builds the trial rows of every request at once and puts them in place by
-one stable sort; ``replay_tables`` finds the trials' rows by one arrow hash lookup and labels
-each dataset's trials with arrays; ``EvalPlan`` checks a plan's coverage with sets. Each is
-compared here with the row-by-row (or shard-by-shard) definition it replaces, on hand-made
-cases and random ones.
+one stable sort; ``ordered_sums`` adds each request's values as ``sum()`` would;
+``replay_tables`` finds the trials' rows by one arrow hash lookup and labels each dataset's
+trials with arrays; ``EvalPlan`` checks a plan's coverage with sets. Each is compared here
+with the row-by-row (or shard-by-shard) definition it replaces, on hand-made cases and random
+ones.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from acmesim.core.errors import ConfigError
 from acmesim.evaluation.batches import EvalBatch, read_columns
 from acmesim.evaluation.plan import EvalPlan, ExecutionOptions, Shard, Trial
-from acmesim.evaluation.replay_results import _first_rows
+from acmesim.evaluation.replay_results import _first_rows, ordered_sums
 from acmesim.evaluation.replay_table import rewritten_table
 from acmesim.evaluation.replay_trials import ReplayRequest, ReplayTrial
 from acmesim.evaluation.spec import Dataset, EvalRequest, ModelSpec
@@ -144,6 +145,32 @@ def test_rewritten_table_refuses_a_trial_id_the_table_keeps():
     requests = _requests(jobs, [[1]], [1], ["COMPLETED"])
     with pytest.raises(Exception, match=r"e1/t000.*already name jobs"):
         rewritten_table(jobs, requests, read_columns(jobs))
+
+
+def test_a_trial_id_may_name_a_replaced_job_or_differ_from_kept_ids_with_a_slash():
+    """Only the ids the table keeps can clash: a replaced Eval job's id may be a trial's."""
+    jobs = frame([job(0, 50, job_id="e1/t001"), job(5, 100, type="Eval", job_id="e1"),
+                  job(6, 100, type="Eval", job_id="e1/t000", user="u2")])
+    requests = _requests(jobs, [[1], [2]], [1, 1], ["COMPLETED"])
+    table = rewritten_table(jobs, requests, read_columns(jobs))
+    assert list(table.job_id) == ["e1/t001", "e1/t000", "e1/t000/t000"]
+
+
+# ---------------------------------------------------------------------- ordered_sums
+def test_ordered_sums_hand_worked():
+    """Left to right from 0: (0.1 + 0.2) + 0.3 is not 0.1 + (0.2 + 0.3); empty groups are 0."""
+    values = np.array([0.1, 0.2, 0.3, 5.0, 1e16, 1.0, -1e16])
+    sums = ordered_sums(values, np.array([0, 3, 3, 4, 7]))
+    assert sums.tolist() == [(0.1 + 0.2) + 0.3, 0.0, 5.0, (1e16 + 1.0) - 1e16]
+    assert sums[0] != 0.1 + (0.2 + 0.3) and sums[3] == 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.floats(-1e12, 1e12, allow_nan=False), max_size=6), max_size=8))
+def test_ordered_sums_equal_pythons_sum_to_the_last_bit(groups):
+    values = np.array([v for g in groups for v in g], dtype=float)
+    offsets = np.concatenate(([0], np.cumsum([len(g) for g in groups], dtype=np.int64)))
+    assert ordered_sums(values, offsets).tolist() == [float(sum(g)) for g in groups]
 
 
 # ---------------------------------------------------------------------- _first_rows
