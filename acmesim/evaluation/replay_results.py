@@ -75,14 +75,18 @@ def _trial_rows(frame: pd.DataFrame, requests: list[ReplayRequest]) -> _Trials:
 def ordered_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The sum of each group ``values[offsets[g]:offsets[g + 1]]`` added left to right from 0,
     as ``sum()`` of its floats (the same value to the last bit; numpy's own reductions add
-    pairwise); one array operation per position within a group, not one Python sum per
-    group."""
+    pairwise). One array operation per position within a group, over the groups that long:
+    longest first, so those are a prefix, and the work is one addition per value."""
     sizes = np.diff(offsets)
+    by_size = np.argsort(-sizes, kind="stable")
+    firsts = offsets[:-1][by_size]
+    longer = np.searchsorted(-sizes[by_size], -np.arange(int(sizes.max(initial=0))))
     sums = np.zeros(len(sizes))
-    for position in range(int(sizes.max(initial=0))):
-        longer = np.flatnonzero(sizes > position)
-        sums[longer] += values[offsets[longer] + position]
-    return sums
+    for position, count in enumerate(longer.tolist()):  # groups longer than position
+        sums[:count] += values[firsts[:count] + position]
+    out = np.empty(len(sizes))
+    out[by_size] = sums
+    return out
 
 
 def _first_rows(ids: pd.Series, wanted: list[str]) -> np.ndarray:
