@@ -108,6 +108,29 @@ def _trial_values(frame: pd.DataFrame, requests: list[ReplayRequest], cols: Trac
     return values
 
 
+class _Layout(NamedTuple):
+    """Where the result's rows come from: ``copied_from[i]`` is the table row result row ``i``
+    is (or, for a trial row, copies); ``picked`` is the same with each trial row pointing past
+    the table, at its trial's value; ``at`` are the trial rows of the result."""
+
+    copied_from: np.ndarray
+    picked: np.ndarray
+    at: np.ndarray
+
+
+def _layout(rows: int, kept: np.ndarray, anchor: np.ndarray) -> _Layout:
+    """The rows kept and the trials in place: a request's trials share its first row and follow
+    each other in plan order, so a stable sort by row alone puts them there (the rows kept are
+    none of the anchors)."""
+    sources = np.concatenate([kept, anchor])
+    order = np.argsort(sources, kind="stable")
+    copied_from = sources[order]
+    at = np.flatnonzero(order >= len(kept))
+    picked = copied_from.copy()
+    picked[at] = rows + order[at] - len(kept)
+    return _Layout(copied_from, picked, at)
+
+
 def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
                     cols: TraceColumns) -> pd.DataFrame:
     """``jobs`` with every request's trace Eval jobs replaced by its trial rows.
@@ -124,21 +147,14 @@ def rewritten_table(jobs: pd.DataFrame, requests: list[ReplayRequest],
     flat = _flat(requests)
     kept = np.flatnonzero(~replaced)
     _check_new_ids(flat.job_id, frame["job_id"], kept)
-    # a request's trials share its first row and follow each other in plan order, so a stable
-    # sort by row alone puts them in place (the rows kept are none of the anchors)
-    sources = np.concatenate([kept, flat.anchor])
-    order = np.argsort(sources, kind="stable")
-    copied_from = sources[order]  # the row each result row is, or copies
-    at = np.flatnonzero(order >= len(kept))  # the trial rows of the result
-    picked = copied_from.copy()  # a trial row's value comes after the table's rows
-    picked[at] = len(frame) + order[at] - len(kept)
+    layout = _layout(len(frame), kept, flat.anchor)
     values = _trial_values(frame, requests, cols, flat)
-    table = frame.drop(columns=list(values)).take(copied_from).reset_index(drop=True)
+    table = frame.drop(columns=list(values)).take(layout.copied_from).reset_index(drop=True)
     for column, trial_values in values.items():
         both = pd.concat([frame[column], pd.Series(trial_values)], ignore_index=True)
-        table[column] = both.take(picked).reset_index(drop=True)
+        table[column] = both.take(layout.picked).reset_index(drop=True)
     is_trial = np.zeros(len(table), dtype=bool)
-    is_trial[at] = True
+    is_trial[layout.at] = True
     for column in frame.columns:
         if column not in NORMALIZED_COLUMNS and column != GPU_UTIL:  # empty, of its own dtype
             table[column] = table[column].where(~is_trial)
