@@ -12,11 +12,13 @@ time must be bit-equal in both, and its nodes the same: on any difference the fi
 jobs are printed and the exit status is 1.
 
     python benchmarks/bench_scale.py [--scales 1 4 10] [--days 183] [--seed 1]
-        [--cache DIR] [--schedulers [NAME ...]] [--failures [--checkpoint young]]
+        [--cache DIR] [--schedulers [NAME ...] [--pairs N]] [--failures [--checkpoint young]]
         [--acmesim-only]
 
 ``--schedulers`` also times every registered scheduler (or the ones named) at each scale and
-prints its CPU ratio to FIFO (target: under 2x; ``eval_decoupled`` under 3x); ``--failures``
+prints its CPU ratio to FIFO (target: under 2x; ``eval_decoupled`` under 3x; with ``--pairs N``
+each scheduler runs N times, each run right after a FIFO run of its own, and the ratio is the
+median of the N pairs); ``--failures``
 times ``failure=acme checkpoint=<--checkpoint>(async) recovery=automatic`` against the
 failure-free FIFO replay (target: under 1.3x), both ratios of the replays (the CPU of
 reading the file, timed alone in a child of its own, taken off both sides);
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -262,8 +265,12 @@ def measure_scale(scale: int, args: argparse.Namespace, tmp: Path) -> dict:
     row["read"] = run_child("read", path, scale)
     print(json.dumps({k: v for k, v in row.items() if k != "problems"}), flush=True)
     for name in args.schedulers or ():
-        row.setdefault("schedulers", {})[name] = run_child("acmesim", path, scale,
-                                                           "--scheduler", name)
+        pairs = []
+        for _ in range(args.pairs):  # each timed right after a FIFO run of its own
+            fifo = run_child("acmesim", path, scale) if args.pairs > 1 else row["acmesim"]
+            pairs.append((fifo["cpu_s"], run_child("acmesim", path, scale, "--scheduler", name)))
+        row.setdefault("schedulers", {})[name] = {**pairs[-1][1],
+                                                  "pairs": [(f, o["cpu_s"]) for f, o in pairs]}
         print(json.dumps({"scale": scale, name: row["schedulers"][name]}), flush=True)
     if args.failures:
         row["failures"] = run_child("acmesim", path, scale, "--failures",
@@ -357,16 +364,25 @@ def print_growth(rows: list[dict]) -> None:
               f"{cell(item['ref_event'], '12.2f'):>12} {cell(item['ref_event_x'], '5.2f'):>5}")
 
 
+def pair_ratio(pairs: list[tuple[float, float]], read: float) -> tuple[float, list[float]]:
+    """The median and each of the CPU ratios of (FIFO, other) run pairs, of the replays (the
+    CPU of reading the file, the same in every run, taken off both sides)."""
+    ratios = [(other - read) / (fifo - read) for fifo, other in pairs]
+    return statistics.median(ratios), ratios
+
+
 def print_options(rows: list[dict]) -> None:
-    """CPU ratios of the other schedulers and of failure injection to failure-free FIFO, of the
-    replays (the CPU of reading the file, the same in every run, taken off both sides)."""
+    """CPU ratios of the other schedulers and of failure injection to failure-free FIFO (with
+    ``--pairs N``, the median of N alternated pairs, each one listed)."""
     for row in rows:
         fifo, read = row["acmesim"], row["read"]["cpu_s"]
         for name, other in row.get("schedulers", {}).items():
             target = 3.0 if name == "eval_decoupled" else 2.0
-            ratio = (other["cpu_s"] - read) / (fifo["cpu_s"] - read)
+            ratio, ratios = pair_ratio(other["pairs"], read)
+            each = (f" (median of {len(ratios)} pairs: {', '.join(f'{r:.2f}' for r in ratios)})"
+                    if len(ratios) > 1 else "")
             print(f"{row['scale']}x {name:<17} CPU {other['cpu_s']:7.1f} s (wall "
-                  f"{other['wall_s']:6.1f} s) = {ratio:5.2f}x FIFO, peak RSS "
+                  f"{other['wall_s']:6.1f} s) = {ratio:5.2f}x FIFO{each}, peak RSS "
                   f"{other['peak_rss_mb']:,.0f} MB "
                   f"({'ok' if ratio < target else 'OVER'} < {target:g}x)")
         if "failures" in row:
@@ -388,6 +404,10 @@ def parse() -> argparse.Namespace:
                         help=f"where generated seeds are kept (default {DEFAULT_CACHE})")
     parser.add_argument("--schedulers", nargs="*", default=None,
                         help="also time these schedulers (none named: every registered one)")
+    parser.add_argument("--pairs", type=int, default=1,
+                        help="time each scheduler N times, each right after a FIFO run of its "
+                             "own, and give the median ratio (default 1: against the first "
+                             "FIFO run; single runs on a shared machine swing by ~10 %%)")
     parser.add_argument("--failures", action="store_true",
                         help="also time failure injection with async checkpoints")
     parser.add_argument("--checkpoint", default="young")

@@ -176,3 +176,11 @@ def test_growth_is_of_the_replay_per_event_and_per_job_against_the_first_scale()
     assert unchecked["loop_event"] is None and unchecked["loop_event_x"] is None
     assert unchecked["event_x"] == pytest.approx(0.5)
     assert unchecked["ref_event"] is None and unchecked["ref_event_x"] is None
+
+
+def test_a_scheduler_ratio_is_the_median_of_its_pairs_with_reading_taken_off():
+    # (FIFO, other) CPU seconds of three alternated pairs, 1 s of reading in every run
+    median, ratios = BENCH.pair_ratio([(5.0, 13.0), (4.0, 10.0), (6.0, 21.0)], 1.0)
+    assert ratios == [pytest.approx(3.0), pytest.approx(3.0), pytest.approx(4.0)]
+    assert median == pytest.approx(3.0)
+    assert BENCH.pair_ratio([(3.0, 5.0)], 1.0) == (pytest.approx(2.0), [pytest.approx(2.0)])
