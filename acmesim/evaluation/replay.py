@@ -42,38 +42,27 @@ def eval_cluster(spec: ClusterSpec) -> EvalCluster:
                        cpu_threads_per_node=spec.cpus_per_node)
 
 
-class FrozenObjects:
-    """Objects kept out of the collector's reach (``gc.freeze``) until ``thaw``.
+def promote_young_objects() -> None:
+    """Move every object the collector tracks into its oldest generation without scanning it
+    (``gc.freeze`` then ``gc.unfreeze``), unless objects are frozen already (a caller's own
+    ``gc.freeze`` is never undone here).
 
     A decoupled rewrite leaves millions of young objects (its requests, plans and trials) that
-    live until the result tables are built; left to the collector, the first collection after
-    the rewrite scans them all (0.28 s, 2.6 % of a decoupled replay of 30 days of 4x Seren)
-    and later ones again. Frozen, they are never scanned; ``thaw`` puts them in the oldest
-    generation, collected as usual. Nothing is frozen when something already is: a caller's
-    own ``gc.freeze`` is never undone here. Objects stay frozen if the run fails between the
-    rewrite and the tables; frozen objects are still freed when no longer referenced.
+    live until the result tables are built; left in the young generations, the first collection
+    after the rewrite scanned them all (0.28 s, 2.6 % of a decoupled replay of 30 days of 4x
+    Seren) and the next generation's again. In the oldest generation only a full collection
+    looks at them, as at every other long-lived object.
     """
-
-    def __init__(self) -> None:
-        self.frozen = False
-
-    def freeze(self) -> None:
-        """Freeze every object the collector tracks, unless something is frozen already."""
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            self.frozen = True
-
-    def thaw(self) -> None:
-        """Undo this instance's ``freeze`` (nothing if it froze nothing)."""
-        if self.frozen:
-            gc.unfreeze()
-            self.frozen = False
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 @contextlib.contextmanager
-def collector_paused(frozen: FrozenObjects | None = None) -> Iterator[None]:
+def collector_paused(promote: bool = False) -> Iterator[None]:
     """The garbage collector off for the block (back on after it if it was on); with
-    ``frozen``, what the block left alive is frozen before the collector is back on.
+    ``promote``, what the block left alive is moved to the oldest generation first
+    (``promote_young_objects``).
 
     Requests, plans and the result tables' columns make no reference cycles, so collections
     there would only rescan the trace's and the replay's objects, once per so many new ones
@@ -85,8 +74,8 @@ def collector_paused(frozen: FrozenObjects | None = None) -> Iterator[None]:
         yield
     finally:
         if collecting:
-            if frozen is not None:
-                frozen.freeze()
+            if promote:
+                promote_young_objects()
             gc.enable()
 
 
@@ -105,12 +94,12 @@ class EvalReplay:
         self._columns: TraceColumns | None = None
         self._slots = 1
         self._summary: dict[str, Any] = {}
-        self._frozen = FrozenObjects()
 
     def rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
         """The job table to replay: unchanged when coupled, Eval jobs -> trials when decoupled
-        (the objects alive then frozen until ``tables``: ``FrozenObjects``)."""
-        with collector_paused(self._frozen):
+        (what it leaves alive then in the collector's oldest generation:
+        ``promote_young_objects``)."""
+        with collector_paused(promote=True):
             return self._rewrite(jobs, spec)
 
     def _rewrite(self, jobs: pd.DataFrame, spec: ClusterSpec) -> pd.DataFrame:
@@ -132,11 +121,8 @@ class EvalReplay:
         if self._columns is None:
             raise AcmesimError("evaluation results asked before the job table was rewritten "
                                "(call rewrite() before the replay)")
-        try:
-            with collector_paused():
-                requests, jobs = replay_tables(self.requests, self._columns, frame, self._slots)
-        finally:
-            self._frozen.thaw()
+        with collector_paused():
+            requests, jobs = replay_tables(self.requests, self._columns, frame, self._slots)
         self._summary = replay_summary(requests)
         return [(EVAL_REQUESTS, requests), (EVAL_JOBS, jobs)]
 

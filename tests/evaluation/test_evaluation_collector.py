@@ -1,7 +1,7 @@
 """The evaluation replay builds its requests and its result tables with the collector paused,
-keeps the objects its rewrite leaves frozen until the tables are built, and leaves the
-collector as it found it; its plans are named tuples whose ``index`` and ``count`` are the
-shard's fields."""
+moves the objects its rewrite leaves to the collector's oldest generation unscanned, and
+leaves the collector as it found it; its plans are named tuples whose ``index`` and
+``count`` are the shard's fields."""
 
 from __future__ import annotations
 
@@ -57,30 +57,35 @@ def test_a_shard_index_and_count_are_its_fields():
     assert (trial.prep_s, trial.inference_s, trial.label) == (2.0, 5.0, "gsm8k[3/5];mmlu")
 
 
-def _freeze_counts(monkeypatch):
-    """Frozen-object counts seen when the loop starts and when the result tables are built."""
-    seen: dict[str, int] = {}
-    loop, tables = Simulation.run, replay_module.EvalReplay.tables
+def _in_oldest_generation(obj) -> bool:
+    """Whether the collector keeps ``obj`` in its oldest generation."""
+    return any(o is obj for o in gc.get_objects(generation=2))
+
+
+def _seen_at_loop_start(monkeypatch) -> dict:
+    """The replay's first request's generation and the frozen count when the loop starts."""
+    seen: dict = {}
+    rewrite, loop = replay_module.EvalReplay._rewrite, Simulation.run
+
+    def spy_rewrite(self, jobs, spec):
+        seen["replay"] = self
+        return rewrite(self, jobs, spec)
 
     def spy_loop(self):
-        seen["loop"] = gc.get_freeze_count()
+        request = seen["replay"].requests[0]
+        seen["oldest"], seen["frozen"] = _in_oldest_generation(request), gc.get_freeze_count()
         return loop(self)
 
-    def spy_tables(self, frame_):
-        result = tables(self, frame_)
-        seen["after tables"] = gc.get_freeze_count()
-        return result
-
+    monkeypatch.setattr(replay_module.EvalReplay, "_rewrite", spy_rewrite)
     monkeypatch.setattr(Simulation, "run", spy_loop)
-    monkeypatch.setattr(replay_module.EvalReplay, "tables", spy_tables)
     return seen
 
 
 @pytest.mark.parametrize("mode", ["coupled", "decoupled"])
-def test_the_rewrite_objects_are_frozen_through_the_loop_and_thawed_after(monkeypatch, mode):
-    """The requests and trials the rewrite leaves are out of the collector's reach while the
-    engine runs (never scanned), back in it once the tables are built."""
-    seen = _freeze_counts(monkeypatch)
+def test_the_rewrite_objects_go_to_the_oldest_generation_unscanned(monkeypatch, mode):
+    """What the rewrite leaves (requests, trials) is in the collector's oldest generation when
+    the engine runs, moved there without a collection, and nothing stays frozen."""
+    seen = _seen_at_loop_start(monkeypatch)
     was = gc.isenabled()
     gc.enable()
     try:
@@ -88,14 +93,25 @@ def test_the_rewrite_objects_are_frozen_through_the_loop_and_thawed_after(monkey
         after = gc.get_freeze_count()
     finally:
         (gc.enable if was else gc.disable)()
-    assert seen["loop"] > 0
-    assert seen["after tables"] == 0 and after == 0
+    assert seen["oldest"] and seen["frozen"] == 0 and after == 0
+
+
+def test_a_rewrite_without_its_tables_leaves_nothing_frozen():
+    """A run that fails after the rewrite (here: never asks for the tables) leaves the
+    collector as it was: nothing frozen, so later runs are not changed by it."""
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        replay_module.EvalReplay(None).rewrite(_trace(), cluster(2))
+        assert gc.get_freeze_count() == 0
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 @pytest.mark.parametrize("collecting", [True, False])
-def test_a_callers_own_freeze_is_left_alone_and_nothing_frozen_without_the_collector(
+def test_a_callers_own_freeze_is_left_alone_and_nothing_moved_without_the_collector(
         monkeypatch, collecting):
-    seen = _freeze_counts(monkeypatch)
+    seen = _seen_at_loop_start(monkeypatch)
     was = gc.isenabled()
     (gc.enable if collecting else gc.disable)()
     if collecting:
@@ -107,7 +123,7 @@ def test_a_callers_own_freeze_is_left_alone_and_nothing_frozen_without_the_colle
     finally:
         gc.unfreeze()
         (gc.enable if was else gc.disable)()
+    assert not seen["oldest"]  # nothing moved: the caller's freeze, or the collector off
     # frozen objects that are freed leave the count: it may only fall, never to 0 if it was not
-    counts = [seen["loop"], seen["after tables"], after]
-    assert all(count <= before for count in counts)
-    assert all(count > 0 for count in counts) is collecting
+    assert seen["frozen"] <= before and after <= before
+    assert (seen["frozen"] > 0 and after > 0) is collecting
