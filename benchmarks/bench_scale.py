@@ -387,7 +387,7 @@ def print_options(rows: list[dict]) -> None:
                   f"({'ok' if ratio < target else 'OVER'} < {target:g}x)")
         if "failures" in row:
             faulty = row["failures"]
-            ratio = (faulty["cpu_s"] - read) / (fifo["cpu_s"] - read)
+            ratio, _ = pair_ratio([(fifo["cpu_s"], faulty["cpu_s"])], read)
             print(f"{row['scale']}x failures (acme, async checkpoints, automatic recovery): CPU "
                   f"{faulty['cpu_s']:.1f} s (wall {faulty['wall_s']:.1f} s), "
                   f"{faulty['failures']:,} interruptions, {faulty['events']:,} events = "
@@ -418,7 +418,10 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--scheduler", default="fifo", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error(f"--pairs must be at least 1, got {args.pairs}")
+    return args
 
 
 def main() -> None:

@@ -71,11 +71,6 @@ class ReplayRequest(NamedTuple):
     metric_s: tuple[float, ...]
     metrics_on_cpu: bool
 
-    @property
-    def recorded_gpu_time(self) -> float:
-        """GPU-seconds the trace recorded for the request's jobs."""
-        return sum(self.recorded_run_times) * self.batch.gpu_num
-
 
 def _jobs_of(batch: EvalBatch, cols: TraceColumns) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Job ids and recorded run times of the batch's trace jobs."""
